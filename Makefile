@@ -1,0 +1,23 @@
+PYTHON ?= .venv/bin/python
+INPUT ?= fixtures
+OUT ?= out
+
+.PHONY: setup build-fidelity test lint bench
+
+.venv/bin/python:
+	python3 -m venv .venv
+	.venv/bin/pip install -q -e '.[test]'
+
+setup: .venv/bin/python
+
+build-fidelity: setup
+	$(PYTHON) -m fidelity.cli build $(INPUT) -o $(OUT)
+
+test: setup
+	$(PYTHON) -m pytest
+
+lint: setup
+	.venv/bin/ruff check . && .venv/bin/ruff format --check .
+
+bench: setup
+	$(PYTHON) bench/extract_bench.py

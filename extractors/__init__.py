@@ -1,0 +1,33 @@
+"""Turn an Office file into a Document of artifacts: one extractor module per application."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from fidelity.model import Document
+
+EXTRACTORS = {
+    "word": "extractors.word",
+    "excel": "extractors.excel",
+    "powerpoint": "extractors.powerpoint",
+}
+
+
+class ExtractionError(Exception):
+    """A file that its extractor could not read, with a reason fit for skipped.jsonl."""
+
+
+def extract(path: Path, document: Document, media_dir: Path) -> Document:
+    """Fill `document` (sha256, app, format, source already set) from the OOXML file at `path`.
+
+    Media files (images, rendered charts) are written under `media_dir`; artifact
+    `media` paths are relative to the output folder that holds `media_dir`.
+    """
+    module = importlib.import_module(EXTRACTORS[document.app])
+    try:
+        return module.extract(path, document, media_dir)
+    except ExtractionError:
+        raise
+    except Exception as error:  # a hostile or broken file must not stop the run
+        raise ExtractionError(f"{type(error).__name__}: {error}") from error

@@ -1,0 +1,104 @@
+"""The `fidelity` command line: extract, build, explain."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from fidelity.config import Config
+from fidelity.hashing import file_sha256
+from fidelity.pipeline import build, load_document, open_store
+from extractors import ExtractionError
+from ingest.discover import discover
+from ingest.prepare import NotReadable
+
+
+def cmd_extract(args: argparse.Namespace, config: Config) -> int:
+    out = Path(args.media_dir)
+    status = 0
+    for path in discover(args.files):
+        try:
+            document = load_document(path, file_sha256(path), out, config)
+        except (NotReadable, ExtractionError, OSError) as error:
+            print(json.dumps({"file": str(path), "error": str(error)}), flush=True)
+            status = 1
+            continue
+        payload = document.model_dump(mode="json")
+        print(json.dumps(payload, ensure_ascii=False, indent=None if args.json else 2), flush=True)
+    return status
+
+
+def cmd_build(args: argparse.Namespace, config: Config) -> int:
+    summary = build(args.inputs, Path(args.out), config)
+    print(
+        f"{summary['accepted']} questions kept ({summary['unverified']} unverified), "
+        f"{summary['rejected']} rejected, {summary['skipped']} files skipped -> {args.out}"
+    )
+    return 0
+
+
+def cmd_explain(args: argparse.Namespace, config: Config) -> int:
+    store = open_store(Path(args.out))
+    try:
+        sha = file_sha256(Path(args.file))
+        rows = store.candidates(file_sha=sha)
+        if not rows:
+            print(f"no candidates stored for {args.file} in {args.out}", file=sys.stderr)
+            return 1
+        for candidate, status, rejected_by, reason in rows:
+            if args.question and candidate.id != args.question:
+                continue
+            print(f"[{status}] {candidate.id} {candidate.category} ({candidate.artifact_id})")
+            print(f"  Q: {candidate.question}")
+            for statement in candidate.answer:
+                print(f"  A: {statement}")
+            for decision in store.decisions(candidate.id):
+                print(
+                    f"  - {decision.check:<24} view={decision.view} "
+                    f"context={decision.context_hash[:12]} verdict={decision.verdict}"
+                )
+                print(f"      match={decision.match} reason={decision.reason}")
+                if decision.answered:
+                    print(f"      answered: {decision.answered}")
+            if rejected_by:
+                print(f"  => rejected by {rejected_by}: {reason}")
+            print()
+    finally:
+        store.close()
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    main = argparse.ArgumentParser(prog="fidelity", description=__doc__)
+    main.add_argument("--config", type=Path, help="TOML configuration (default ./fidelity.toml)")
+    sub = main.add_subparsers(dest="command", required=True)
+
+    extract = sub.add_parser("extract", help="print the Document of each file as JSON")
+    extract.add_argument("files", nargs="+", type=Path)
+    extract.add_argument("--json", action="store_true", help="one JSON document per line")
+    extract.add_argument("--media-dir", default=".fidelity-media", help="where media files go")
+    extract.set_defaults(run=cmd_extract)
+
+    build_cmd = sub.add_parser("build", help="run every stage over a folder")
+    build_cmd.add_argument("inputs", nargs="+", type=Path)
+    build_cmd.add_argument("-o", "--out", required=True)
+    build_cmd.set_defaults(run=cmd_build)
+
+    explain = sub.add_parser("explain", help="show every check behind each candidate of a file")
+    explain.add_argument("file")
+    explain.add_argument("-o", "--out", required=True)
+    explain.add_argument("--question", help="only this candidate id")
+    explain.set_defaults(run=cmd_explain)
+    return main
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    config = Config.load(args.config)
+    return args.run(args, config)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

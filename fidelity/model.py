@@ -1,0 +1,160 @@
+"""The shared data model: Document, Artifact, Candidate, Decision.
+
+Every stage reads and writes these; nothing else defines them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+App = Literal["word", "excel", "powerpoint"]
+
+# How the groundedness filter ablates an artifact (DESIGN.md, "Ablation per category").
+Modality = Literal["text", "table", "visual", "element"]
+
+Verdict = Literal["pass", "fail", "unverified", "skipped"]
+
+TAXONOMY: dict[str, tuple[str, ...]] = {
+    "word": (
+        "Text",
+        "Table",
+        "Font",
+        "Layout",
+        "Hyperlink",
+        "Metadata",
+        "Footnote",
+        "Highlight",
+        "Footer",
+        "Comment",
+        "Header",
+        "Equation",
+        "Strikeout",
+        "Textbox",
+        "Video",
+        "Image",
+        "Chart",
+    ),
+    "excel": (
+        "TLR",
+        "Table",
+        "Unstructured",
+        "Formula",
+        "Sheet",
+        "Chart",
+        "Image",
+        "PivotTable",
+        "Shape",
+        "Other",
+    ),
+    "powerpoint": (
+        "Slide Text",
+        "Position/Association/Grouping",
+        "Tables/Values",
+        "Image",
+        "Chart",
+        "Text Highlight",
+        "Shape/Text",
+        "Equation/Symbol",
+        "Hyperlink",
+        "Header/Footer/SlideNum/DateTime",
+        "Slide Note",
+        "Language",
+        "Metadata",
+        "Shapes/Type & Color",
+        "Ink",
+        "Tables/Cell color coding",
+        "SmartArt/Type & Text",
+        "SmartArt/Semantics",
+        "Slide Properties - Hidden",
+        "Animations",
+        "Section",
+    ),
+}
+
+
+def placeholder_for(artifact_id: str) -> str:
+    """The marker that stands for an artifact inside the body or another artifact's text."""
+    return f"⟦{artifact_id}⟧"
+
+
+class Artifact(BaseModel):
+    """One element of a file that a question can be grounded in."""
+
+    id: str
+    category: str
+    kind: str
+    modality: Modality
+    locator: str
+    text: str = ""
+    html: str | None = None
+    media: str | None = None
+    facts: dict[str, Any] = Field(default_factory=dict)
+    placeholder: str | None = None
+    fallback: str = ""
+    group: str = ""
+
+
+class Document(BaseModel):
+    """A file turned into artifacts, plus the body that places the in-flow ones."""
+
+    sha256: str
+    app: App
+    format: str
+    source: str
+    converted_from: str | None = None
+    size: dict[str, Any] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)
+    body: str = ""
+    artifacts: list[Artifact] = Field(default_factory=list)
+
+    def artifact(self, artifact_id: str) -> Artifact:
+        for artifact in self.artifacts:
+            if artifact.id == artifact_id:
+                return artifact
+        raise KeyError(artifact_id)
+
+
+class Probe(BaseModel):
+    """What the lexical leakage test looks for: the answer value near its anchor words."""
+
+    value: str
+    anchor: list[str] = Field(default_factory=list)
+
+
+class Candidate(BaseModel):
+    """A drafted question with its atomic answer statements and provenance."""
+
+    id: str
+    file_sha: str
+    file: str
+    app: App
+    artifact_id: str
+    category: str
+    question_type: str
+    question: str
+    answer: list[str]
+    probe: Probe
+    generator: str
+    generator_version: str
+
+    @staticmethod
+    def make_id(file_sha: str, artifact_id: str, question: str) -> str:
+        raw = f"{file_sha}\x1f{artifact_id}\x1f{question}".encode()
+        return hashlib.sha256(raw).hexdigest()[:16]
+
+
+class Decision(BaseModel):
+    """One filter check on one candidate, with the evidence behind its verdict."""
+
+    candidate_id: str
+    check: str
+    view: str
+    context_hash: str
+    answered: str
+    match: str
+    verdict: Verdict
+    reason: str
+    model_call: str | None = None

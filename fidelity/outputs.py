@@ -1,0 +1,115 @@
+"""Write the run's files from the store: questions, rejected, skipped, coverage."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from fidelity.model import TAXONOMY, Candidate
+from fidelity.store import RunStore
+
+
+def candidate_row(store: RunStore, candidate: Candidate, status: str, mode: str) -> dict[str, Any]:
+    document = store.document(candidate.file_sha)
+    locator = ""
+    if document is not None:
+        try:
+            locator = document.artifact(candidate.artifact_id).locator
+        except KeyError:
+            locator = ""
+    return {
+        "id": candidate.id,
+        "file": candidate.file,
+        "file_sha256": candidate.file_sha,
+        "app": candidate.app,
+        "category": candidate.category,
+        "artifact_id": candidate.artifact_id,
+        "locator": locator,
+        "question_type": candidate.question_type,
+        "question": candidate.question,
+        "answer": candidate.answer,
+        "generator": candidate.generator,
+        "generator_version": candidate.generator_version,
+        "mode": mode,
+        "status": status,
+        "checks": [
+            decision.model_dump(exclude={"candidate_id"})
+            for decision in store.decisions(candidate.id)
+        ],
+    }
+
+
+def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("w") as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
+    tmp.replace(path)
+
+
+def write_outputs(store: RunStore, out: Path) -> dict[str, int]:
+    mode = store.meta("mode", "offline")
+    accepted, rejected = [], []
+    for candidate, status, rejected_by, reason in store.candidates():
+        row = candidate_row(store, candidate, status, mode)
+        if status == "rejected":
+            row.update(rejected_by=rejected_by, reason=reason)
+            rejected.append(row)
+        else:
+            accepted.append(row)
+    skipped = [
+        {
+            "file": entry["path"],
+            "sha256": entry["sha256"],
+            "reason": entry["reason"],
+            **entry["info"],
+        }
+        for entry in store.files("skipped")
+    ]
+    _write_jsonl(out / "questions.jsonl", accepted)
+    _write_jsonl(out / "rejected.jsonl", rejected)
+    _write_jsonl(out / "skipped.jsonl", skipped)
+    (out / "coverage.md").write_text(coverage_markdown(store))
+    return {
+        "accepted": len(accepted),
+        "unverified": sum(1 for row in accepted if row["status"] == "unverified"),
+        "rejected": len(rejected),
+        "skipped": len(skipped),
+    }
+
+
+def coverage_counts(store: RunStore) -> dict[tuple[str, str], Counter[str]]:
+    cells: dict[tuple[str, str], Counter[str]] = {}
+    for document in store.documents():
+        for artifact in document.artifacts:
+            cells.setdefault((document.app, artifact.category), Counter())["artifacts"] += 1
+    for candidate, status, _, _ in store.candidates():
+        cell = cells.setdefault((candidate.app, candidate.category), Counter())
+        cell["candidates"] += 1
+        if status != "rejected":
+            cell["kept"] += 1
+        if status == "unverified":
+            cell["unverified"] += 1
+    return cells
+
+
+def coverage_markdown(store: RunStore) -> str:
+    cells = coverage_counts(store)
+    lines = [
+        "# Coverage (application × category)",
+        "",
+        f"Mode: {store.meta('mode', 'offline')}. Kept includes unverified candidates.",
+        "",
+        "| app | category | artifacts | candidates | kept | unverified |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for app, categories in TAXONOMY.items():
+        for category in categories:
+            cell = cells.get((app, category), Counter())
+            lines.append(
+                f"| {app} | {category} | {cell['artifacts']} | {cell['candidates']} "
+                f"| {cell['kept']} | {cell['unverified']} |"
+            )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,116 @@
+"""The build: ingest -> extract -> generate -> filter per file, then run-wide steps and outputs.
+
+Each file's results are committed to the store in one transaction, so a killed
+run resumes at the first unfinished file with nothing duplicated or lost.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tqdm import tqdm
+
+from extractors import ExtractionError, extract
+from filters import dedup
+from filters.groundedness import Answerer, check_document
+from fidelity.config import Config
+from fidelity.hashing import file_sha256
+from fidelity.model import Candidate, Document
+from fidelity.outputs import write_outputs
+from fidelity.store import RunStore
+from generators import rules
+from ingest.discover import discover
+from ingest.prepare import NotReadable, prepare
+from ingest.sniff import sniff
+
+STORE_NAME = "run.sqlite"
+
+
+@dataclass
+class Stages:
+    """The pluggable parts of a build: candidate generation and the model answerer."""
+
+    generate: object = rules.generate
+    answerer: Answerer | None = None
+    mode: str = "offline"
+
+
+def open_store(out: Path) -> RunStore:
+    return RunStore(out / STORE_NAME)
+
+
+def load_document(path: Path, sha: str, out: Path, config: Config) -> Document:
+    """Sniff, prepare and extract one file; raises NotReadable or ExtractionError."""
+    size_mb = path.stat().st_size / 1e6
+    if size_mb > config.max_file_mb:
+        raise NotReadable(f"file is {size_mb:.1f} MB, over the {config.max_file_mb} MB limit")
+    sniffed = sniff(path)
+    ooxml, converted_from = prepare(path, sniffed, out / "converted")
+    document = Document(
+        sha256=sha,
+        app=sniffed.app,
+        format=sniffed.format,
+        source=str(path),
+        converted_from=converted_from,
+        notes=list(sniffed.notes),
+    )
+    return extract(ooxml, document, out / "media" / sha[:16])
+
+
+def process_file(path: Path, store: RunStore, out: Path, config: Config, stages: Stages) -> str:
+    sha = file_sha256(path)
+    if store.file_status(sha):
+        return "done-before"
+    try:
+        document = load_document(path, sha, out, config)
+    except (NotReadable, ExtractionError, OSError) as error:
+        with store.transaction():
+            store.put_file(sha, str(path), "skipped", str(error), {"stage": "ingest"})
+        return "skipped"
+    candidates: list[Candidate] = stages.generate(document)
+    outcomes = check_document(document, candidates, stages.answerer)
+    with store.transaction():
+        store.put_file(sha, str(path), "done", info={"app": document.app}, document=document)
+        for seq, outcome in enumerate(outcomes):
+            if not store.put_candidate(outcome.candidate, seq):
+                continue
+            for decision, context in outcome.decisions:
+                store.add_decision(decision, context)
+            store.set_ground_status(
+                outcome.candidate.id, outcome.status, outcome.rejected_by, outcome.reason
+            )
+    return "done"
+
+
+def run_dedup(store: RunStore, config: Config) -> None:
+    with store.transaction():
+        store.reset_run_wide(dedup.CHECK)
+        live = [c for c, status, _, _ in store.candidates() if status != "rejected"]
+        groups: dict[str, list[Candidate]] = {}
+        for candidate in live:
+            key = candidate.file_sha if config.dedup_scope == "file" else "run"
+            groups.setdefault(key, []).append(candidate)
+        for group in groups.values():
+            for decision in dedup.deduplicate(group):
+                store.add_decision(decision)
+                store.set_status(decision.candidate_id, "rejected", dedup.CHECK, decision.reason)
+
+
+def build(
+    inputs: Iterable[Path], out: Path, config: Config, stages: Stages | None = None
+) -> dict[str, int]:
+    stages = stages or Stages()
+    out.mkdir(parents=True, exist_ok=True)
+    store = open_store(out)
+    try:
+        store.set_meta("mode", stages.mode)
+        files = discover(inputs)
+        for path in tqdm(files, desc="files", unit="file", file=sys.stderr, disable=None):
+            process_file(path, store, out, config, stages)
+        run_dedup(store, config)
+        return write_outputs(store, out)
+    finally:
+        store.close()

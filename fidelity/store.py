@@ -1,0 +1,229 @@
+"""The run store: one SQLite file (WAL) in the output folder.
+
+A file's document, candidates and decisions are written in one transaction, so a
+run killed at any point leaves either all of a file's work or none of it; the
+next run skips finished files and redoes the rest. Model calls, contexts and
+run-wide decisions (de-duplication) live here too.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from fidelity.model import Candidate, Decision, Document
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS files (
+    sha256 TEXT PRIMARY KEY,
+    path TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT NOT NULL DEFAULT '',
+    info TEXT NOT NULL DEFAULT '{}',
+    document TEXT
+);
+CREATE TABLE IF NOT EXISTS candidates (
+    id TEXT PRIMARY KEY,
+    file_sha TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'pending',
+    ground_status TEXT NOT NULL DEFAULT 'pending',
+    rejected_by TEXT NOT NULL DEFAULT '',
+    reason TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS decisions (
+    candidate_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (candidate_id, seq)
+);
+CREATE TABLE IF NOT EXISTS contexts (
+    hash TEXT PRIMARY KEY,
+    text TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS model_calls (
+    key TEXT PRIMARY KEY,
+    stage TEXT NOT NULL,
+    model TEXT NOT NULL,
+    request TEXT NOT NULL,
+    response TEXT NOT NULL,
+    usage TEXT NOT NULL DEFAULT '{}',
+    error TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+"""
+
+
+class RunStore:
+    """Typed access to the run's SQLite file."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # files -----------------------------------------------------------------
+    def file_status(self, sha256: str) -> str | None:
+        row = self.db.execute("SELECT status FROM files WHERE sha256=?", (sha256,)).fetchone()
+        return row[0] if row else None
+
+    def put_file(
+        self,
+        sha256: str,
+        path: str,
+        status: str,
+        reason: str = "",
+        info: dict[str, Any] | None = None,
+        document: Document | None = None,
+    ) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?)",
+            (
+                sha256,
+                path,
+                status,
+                reason,
+                json.dumps(info or {}, sort_keys=True),
+                document.model_dump_json() if document else None,
+            ),
+        )
+
+    def files(self, status: str | None = None) -> list[dict[str, Any]]:
+        query = "SELECT sha256, path, status, reason, info FROM files"
+        args: tuple[str, ...] = ()
+        if status:
+            query += " WHERE status=?"
+            args = (status,)
+        rows = self.db.execute(query + " ORDER BY path", args).fetchall()
+        return [
+            {"sha256": s, "path": p, "status": st, "reason": r, "info": json.loads(i)}
+            for s, p, st, r, i in rows
+        ]
+
+    def document(self, sha256: str) -> Document | None:
+        row = self.db.execute("SELECT document FROM files WHERE sha256=?", (sha256,)).fetchone()
+        return Document.model_validate_json(row[0]) if row and row[0] else None
+
+    def documents(self) -> Iterator[Document]:
+        for (body,) in self.db.execute(
+            "SELECT document FROM files WHERE document IS NOT NULL ORDER BY path"
+        ).fetchall():
+            yield Document.model_validate_json(body)
+
+    # candidates and decisions ---------------------------------------------
+    def put_candidate(self, candidate: Candidate, seq: int) -> bool:
+        """Insert a candidate; False when it is already stored (nothing is duplicated)."""
+        cursor = self.db.execute(
+            "INSERT OR IGNORE INTO candidates (id, file_sha, seq, body) VALUES (?,?,?,?)",
+            (candidate.id, candidate.file_sha, seq, candidate.model_dump_json()),
+        )
+        return cursor.rowcount == 1
+
+    def set_status(
+        self, candidate_id: str, status: str, rejected_by: str = "", reason: str = ""
+    ) -> None:
+        """Set the final status; a groundedness verdict is also kept as `ground_status`."""
+        self.db.execute(
+            "UPDATE candidates SET status=?, rejected_by=?, reason=? WHERE id=?",
+            (status, rejected_by, reason, candidate_id),
+        )
+
+    def set_ground_status(
+        self, candidate_id: str, status: str, rejected_by: str = "", reason: str = ""
+    ) -> None:
+        self.db.execute(
+            "UPDATE candidates SET status=?, ground_status=?, rejected_by=?, reason=? WHERE id=?",
+            (status, status, rejected_by, reason, candidate_id),
+        )
+
+    def reset_run_wide(self, check: str) -> None:
+        """Undo a run-wide step (e.g. de-duplication) before it is computed again."""
+        self.db.execute(
+            "UPDATE candidates SET status=ground_status, rejected_by='', reason='' "
+            "WHERE rejected_by=?",
+            (check,),
+        )
+        self.clear_decisions(check)
+
+    def candidates(
+        self, file_sha: str | None = None, status: str | None = None
+    ) -> list[tuple[Candidate, str, str, str]]:
+        """(candidate, status, rejected_by, reason) in stable order."""
+        query = (
+            "SELECT c.body, c.status, c.rejected_by, c.reason FROM candidates c "
+            "JOIN files f ON f.sha256 = c.file_sha WHERE 1=1"
+        )
+        args: list[str] = []
+        if file_sha:
+            query += " AND c.file_sha=?"
+            args.append(file_sha)
+        if status:
+            query += " AND c.status=?"
+            args.append(status)
+        query += " ORDER BY f.path, c.seq, c.id"
+        return [
+            (Candidate.model_validate_json(body), st, by, reason)
+            for body, st, by, reason in self.db.execute(query, args).fetchall()
+        ]
+
+    def add_decision(self, decision: Decision, context_text: str | None = None) -> None:
+        (count,) = self.db.execute(
+            "SELECT COUNT(*) FROM decisions WHERE candidate_id=?", (decision.candidate_id,)
+        ).fetchone()
+        self.db.execute(
+            "INSERT INTO decisions VALUES (?,?,?)",
+            (decision.candidate_id, count, decision.model_dump_json()),
+        )
+        if context_text is not None:
+            self.db.execute(
+                "INSERT OR IGNORE INTO contexts VALUES (?,?)", (decision.context_hash, context_text)
+            )
+
+    def clear_decisions(self, check_prefix: str) -> None:
+        self.db.execute(
+            "DELETE FROM decisions WHERE json_extract(body, '$.check') LIKE ?", (check_prefix + "%",)
+        )
+
+    def decisions(self, candidate_id: str) -> list[Decision]:
+        return [
+            Decision.model_validate_json(body)
+            for (body,) in self.db.execute(
+                "SELECT body FROM decisions WHERE candidate_id=? ORDER BY seq", (candidate_id,)
+            ).fetchall()
+        ]
+
+    def context(self, context_hash: str) -> str | None:
+        row = self.db.execute("SELECT text FROM contexts WHERE hash=?", (context_hash,)).fetchone()
+        return row[0] if row else None
+
+    # run metadata ---------------------------------------------------------
+    def set_meta(self, key: str, value: Any) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?,?)", (key, json.dumps(value)))
+
+    def meta(self, key: str, default: Any = None) -> Any:
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return json.loads(row[0]) if row else default

@@ -1,0 +1,64 @@
+"""Run-wide question de-duplication with datasketch MinHash LSH.
+
+Candidates are visited in stable order; the first of a near-duplicate cluster is
+kept (the better-graded one, when grades exist), the rest rejected with a pointer
+to the survivor and the estimated Jaccard similarity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from datasketch import MinHash, MinHashLSH
+
+from filters.normalize import tokens
+from fidelity.model import Candidate, Decision
+
+CHECK = "dedup"
+THRESHOLD = 0.8
+PERMUTATIONS = 128
+
+
+def _minhash(question: str) -> MinHash:
+    words = tokens(question)
+    shingles = {" ".join(words[i : i + 2]) for i in range(max(1, len(words) - 1))}
+    signature = MinHash(num_perm=PERMUTATIONS, seed=1)
+    for shingle in sorted(shingles):
+        signature.update(shingle.encode())
+    return signature
+
+
+def deduplicate(
+    candidates: list[Candidate], rank: Callable[[Candidate], float] | None = None
+) -> list[Decision]:
+    """A 'fail' decision for each candidate that repeats an earlier (or better) one."""
+    ordered = sorted(enumerate(candidates), key=lambda item: (-(rank or _zero)(item[1]), item[0]))
+    index = MinHashLSH(threshold=THRESHOLD, num_perm=PERMUTATIONS)
+    signatures: dict[str, MinHash] = {}
+    decisions = []
+    for _, candidate in ordered:
+        signature = _minhash(candidate.question)
+        matches = sorted(index.query(signature))
+        if matches:
+            survivor = matches[0]
+            similarity = signature.jaccard(signatures[survivor])
+            decisions.append(
+                Decision(
+                    candidate_id=candidate.id,
+                    check=CHECK,
+                    view="questions",
+                    context_hash="",
+                    answered=survivor,
+                    match="minhash-lsh",
+                    verdict="fail",
+                    reason=f"near-duplicate of {survivor} (Jaccard ≈ {similarity:.2f})",
+                )
+            )
+            continue
+        index.insert(candidate.id, signature)
+        signatures[candidate.id] = signature
+    return decisions
+
+
+def _zero(_: Candidate) -> float:
+    return 0.0

@@ -1,0 +1,107 @@
+"""Groundedness checks for a document's candidates: no-context, then each ablation view.
+
+The cheap lexical leakage test runs first on every view; a model answerer (when
+one is configured) is asked only where the leakage test did not already decide.
+Each check becomes a Decision carrying the view, the context hash and the evidence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from extractors.views import RenderedView, View, no_context, render
+from filters import leakage
+from filters.ablation import ablation_views
+from fidelity.model import Candidate, Decision, Document
+
+
+class Answerer(Protocol):
+    """Model-based re-ask: does `view` let a model answer `candidate` correctly?"""
+
+    def check(self, candidate: Candidate, view: RenderedView, check: str) -> Decision: ...
+
+
+@dataclass
+class Outcome:
+    candidate: Candidate
+    status: str = "kept"
+    rejected_by: str = ""
+    reason: str = ""
+    decisions: list[tuple[Decision, str]] = field(default_factory=list)
+
+
+class ViewCache:
+    """Render each distinct view of a document once."""
+
+    def __init__(self, document: Document) -> None:
+        self.document = document
+        self.cache: dict[str, RenderedView] = {}
+
+    def get(self, view: View) -> RenderedView:
+        if view.name not in self.cache:
+            self.cache[view.name] = render(self.document, view)
+        return self.cache[view.name]
+
+
+def check_document(
+    document: Document, candidates: list[Candidate], answerer: Answerer | None = None
+) -> list[Outcome]:
+    views = ViewCache(document)
+    return [_check(document, candidate, views, answerer) for candidate in candidates]
+
+
+def _check(
+    document: Document, candidate: Candidate, views: ViewCache, answerer: Answerer | None
+) -> Outcome:
+    outcome = Outcome(candidate)
+    empty = no_context()
+    if answerer is None:
+        decision = Decision(
+            candidate_id=candidate.id,
+            check="no-context",
+            view=empty.name,
+            context_hash=empty.hash,
+            answered="",
+            match="none",
+            verdict="skipped",
+            reason="offline mode: testing memorisation needs a model",
+        )
+    else:
+        decision = answerer.check(candidate, empty, "no-context")
+    if not _record(outcome, decision, empty.text):
+        return outcome
+    artifact = document.artifact(candidate.artifact_id)
+    for view in ablation_views(document, artifact):
+        rendered = views.get(view)
+        check = f"ablation:{view.name.split(':')[0]}"
+        result = leakage.test(rendered.text, candidate.probe)
+        decision = Decision(
+            candidate_id=candidate.id,
+            check=check,
+            view=view.name,
+            context_hash=rendered.hash,
+            answered=result.evidence,
+            match=leakage.MATCH,
+            verdict=result.verdict,
+            reason=result.reason,
+        )
+        if answerer is not None and result.verdict != "fail":
+            decision = answerer.check(candidate, rendered, check)
+        if not _record(outcome, decision, rendered.text):
+            return outcome
+    return outcome
+
+
+def _record(outcome: Outcome, decision: Decision, context: str) -> bool:
+    """Add a decision; False once the candidate is rejected (later checks are not run)."""
+    outcome.decisions.append((decision, context))
+    if decision.verdict == "fail":
+        outcome.status = "rejected"
+        outcome.rejected_by = decision.check
+        outcome.reason = f"answerable from view {decision.view}: {decision.reason}"
+        return False
+    if decision.verdict == "unverified" and outcome.status == "kept":
+        outcome.status = "unverified"
+        outcome.reason = decision.reason
+    return True

@@ -1,0 +1,42 @@
+"""Build Candidates from drafted question/answer pairs with stable ids and provenance."""
+
+from __future__ import annotations
+
+from fidelity.model import Artifact, Candidate, Document, Probe
+
+
+def candidate(
+    document: Document,
+    artifact: Artifact,
+    question_type: str,
+    question: str,
+    answer: list[str],
+    value: str,
+    anchor: list[str] | None = None,
+    generator: str = "rules",
+    generator_version: str = "1",
+) -> Candidate:
+    """A candidate whose probe (value near anchor words) drives the leakage test."""
+    return Candidate(
+        id=Candidate.make_id(document.sha256, artifact.id, question),
+        file_sha=document.sha256,
+        file=document.source,
+        app=document.app,
+        artifact_id=artifact.id,
+        category=artifact.category,
+        question_type=question_type,
+        question=question,
+        answer=answer,
+        probe=Probe(value=value, anchor=[a for a in (anchor or []) if a]),
+        generator=generator,
+        generator_version=generator_version,
+    )
+
+
+def quote(text: str, limit: int = 80) -> str:
+    """A short, single-line quotation of document text for use inside a question."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[:limit].rsplit(" ", 1)[0]
+    return cut + "…"
