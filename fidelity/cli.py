@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -70,6 +71,10 @@ def cmd_explain(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
+# Modules that add their own subcommands: each has `register(subparsers)` setting `run`.
+COMMAND_MODULES: list[str] = []
+
+
 def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(prog="fidelity", description=__doc__)
     main.add_argument("--config", type=Path, help="TOML configuration (default ./fidelity.toml)")
@@ -91,6 +96,9 @@ def parser() -> argparse.ArgumentParser:
     explain.add_argument("-o", "--out", required=True)
     explain.add_argument("--question", help="only this candidate id")
     explain.set_defaults(run=cmd_explain)
+
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
     return main
 
 
