@@ -1,8 +1,10 @@
 """Identify a file's real format from its bytes, never from its extension.
 
 OOXML by the main part's content type (strict OOXML by its namespaces), OLE2
-compound files by their streams (encrypted OOXML packages and encrypted .doc
-included), ODF by its `mimetype` member, RTF by its signature.
+compound files by their streams (encrypted OOXML packages, encrypted .doc, .xls
+and .ppt included), ODF by its `mimetype` member, RTF by its signature. A file
+that cannot be read gets a `problem` (the recorded reason) and a `code`
+(corrupt, encrypted, not_office, unsupported, unreadable, empty).
 """
 
 from __future__ import annotations
@@ -16,27 +18,21 @@ import olefile
 
 from fidelity.xmlsafe import UnsafePackage, parse_xml
 
+_WML = "application/vnd.openxmlformats-officedocument.wordprocessingml"
+_SML = "application/vnd.openxmlformats-officedocument.spreadsheetml"
+_PML = "application/vnd.openxmlformats-officedocument.presentationml"
 OOXML_MAIN_TYPES: dict[str, tuple[str, str]] = {
-    "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml": ("word", "docx"),
-    "application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml": ("word", "dotx"),
+    f"{_WML}.document.main+xml": ("word", "docx"),
+    f"{_WML}.template.main+xml": ("word", "dotx"),
     "application/vnd.ms-word.document.macroEnabled.main+xml": ("word", "docm"),
     "application/vnd.ms-word.template.macroEnabledTemplate.main+xml": ("word", "dotm"),
-    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml": ("excel", "xlsx"),
-    "application/vnd.openxmlformats-officedocument.spreadsheetml.template.main+xml": ("excel", "xltx"),
+    f"{_SML}.sheet.main+xml": ("excel", "xlsx"),
+    f"{_SML}.template.main+xml": ("excel", "xltx"),
     "application/vnd.ms-excel.sheet.macroEnabled.main+xml": ("excel", "xlsm"),
     "application/vnd.ms-excel.template.macroEnabled.main+xml": ("excel", "xltm"),
-    "application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml": (
-        "powerpoint",
-        "pptx",
-    ),
-    "application/vnd.openxmlformats-officedocument.presentationml.template.main+xml": (
-        "powerpoint",
-        "potx",
-    ),
-    "application/vnd.openxmlformats-officedocument.presentationml.slideshow.main+xml": (
-        "powerpoint",
-        "ppsx",
-    ),
+    f"{_PML}.presentation.main+xml": ("powerpoint", "pptx"),
+    f"{_PML}.template.main+xml": ("powerpoint", "potx"),
+    f"{_PML}.slideshow.main+xml": ("powerpoint", "ppsx"),
     "application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml": ("powerpoint", "pptm"),
     "application/vnd.ms-powerpoint.template.macroEnabled.main+xml": ("powerpoint", "potm"),
     "application/vnd.ms-powerpoint.slideshow.macroEnabled.main+xml": ("powerpoint", "ppsm"),
@@ -51,13 +47,27 @@ ODF_TYPES = {
     "application/vnd.oasis.opendocument.presentation-template": ("powerpoint", "otp"),
 }
 
-OLE_STREAMS = {"WordDocument": ("word", "doc"), "Workbook": ("excel", "xls"), "Book": ("excel", "xls")}
-OLE_STREAMS["PowerPoint Document"] = ("powerpoint", "ppt")
+OLE_STREAMS = {
+    "WordDocument": ("word", "doc"),
+    "Workbook": ("excel", "xls"),
+    "Book": ("excel", "xls"),
+    "PowerPoint Document": ("powerpoint", "ppt"),
+}
 
 TEMPLATE_FORMATS = {"dotx", "dotm", "xltx", "xltm", "potx", "potm", "ott", "ots", "otp"}
 NATIVE_FORMATS = {"docx", "xlsx", "pptx"}
 # Extensions each real format may legitimately carry.
-EXTENSIONS = {"xlsx": {"xlsx"}, "doc": {"doc", "dot"}, "xls": {"xls", "xlt"}, "ppt": {"ppt", "pps", "pot"}}
+EXTENSIONS = {
+    "xlsx": {"xlsx"},
+    "doc": {"doc", "dot"},
+    "xls": {"xls", "xlt"},
+    "ppt": {"ppt", "pps", "pot"},
+}
+OFFICE_EXTENSIONS = (
+    {ext for _, ext in OOXML_MAIN_TYPES.values()}
+    | {ext for _, ext in ODF_TYPES.values()}
+    | {"doc", "dot", "xls", "xlt", "ppt", "pps", "pot", "rtf"}
+)
 
 STRICT_NS = b"http://purl.oclc.org/ooxml/"
 
@@ -71,6 +81,7 @@ class Sniffed:
     format: str | None = None
     strict: bool = False
     problem: str | None = None
+    code: str | None = None
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -81,15 +92,24 @@ class Sniffed:
     def template(self) -> bool:
         return self.format in TEMPLATE_FORMATS
 
+    @property
+    def extension_mismatch(self) -> str | None:
+        """The note saying the extension disagrees with the content, if any."""
+        return next((note for note in self.notes if note.startswith("extension .")), None)
+
+
+def _bad(container: str, code: str, problem: str) -> Sniffed:
+    return Sniffed(container, problem=problem, code=code)
+
 
 def sniff(path: Path) -> Sniffed:
     try:
         with path.open("rb") as handle:
             head = handle.read(8)
     except OSError as error:
-        return Sniffed("unknown", problem=f"unreadable: {error.strerror or error}")
+        return _bad("unknown", "unreadable", f"unreadable: {error.strerror or error}")
     if not head:
-        return Sniffed("empty", problem="empty file (0 bytes)")
+        return _bad("empty", "empty", "empty file (0 bytes)")
     if head.startswith(b"PK"):
         result = _sniff_zip(path)
     elif head == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
@@ -97,18 +117,20 @@ def sniff(path: Path) -> Sniffed:
     elif head.startswith(b"{\\rtf"):
         result = Sniffed("rtf", app="word", format="rtf")
     else:
-        result = Sniffed("unknown", problem="not an Office file (no zip, OLE2 or RTF signature)")
+        result = _bad("unknown", "not_office", "not an Office file (no zip, OLE2 or RTF signature)")
     extension = path.suffix.lower().lstrip(".")
     if result.format and extension not in EXTENSIONS.get(result.format, {result.format}):
         result.notes.append(f"extension .{extension} but content is {result.format}")
+    elif result.code == "not_office" and extension in OFFICE_EXTENSIONS:
+        result.notes.append(f"extension .{extension} but content is not an Office file")
     return result
 
 
 def _sniff_zip(path: Path) -> Sniffed:
     try:
         archive = zipfile.ZipFile(path)
-    except zipfile.BadZipFile as error:
-        return Sniffed("zip", problem=f"corrupt or truncated zip package: {error}")
+    except (zipfile.BadZipFile, OSError, ValueError) as error:
+        return _bad("zip", "corrupt", _diagnose_broken_zip(path, error))
     with archive:
         names = set(archive.namelist())
         bad_member = _first_crc_error(archive)
@@ -119,26 +141,40 @@ def _sniff_zip(path: Path) -> Sniffed:
             app, fmt = ODF_TYPES.get(mimetype, (None, None))
             result = Sniffed("odf", app=app, format=fmt)
             if app is None:
-                result.problem = f"unsupported ODF type {mimetype!r}"
+                result.problem, result.code = f"unsupported ODF type {mimetype!r}", "unsupported"
         else:
-            return Sniffed("zip", problem="zip archive that is not an Office package")
+            return _bad("zip", "not_office", "zip archive that is not an Office package")
     if bad_member and result.problem is None:
-        result.problem = f"corrupt package: CRC mismatch in {bad_member}"
+        result.problem, result.code = f"corrupt package: {bad_member}", "corrupt"
     return result
+
+
+def _diagnose_broken_zip(path: Path, error: Exception) -> str:
+    """Say how a zip that zipfile refuses is broken: where its directory went."""
+    data = path.read_bytes()
+    if b"PK\x05\x06" not in data[-(1 << 16) - 22 :]:
+        if b"PK\x01\x02" in data:
+            return "truncated zip package: no end-of-central-directory record"
+        if b"PK\x03\x04" in data:
+            return (
+                "truncated zip package: no central directory (only local file headers are present)"
+            )
+    return f"corrupt zip package: {error}"
 
 
 def _first_crc_error(archive: zipfile.ZipFile) -> str | None:
     try:
-        return archive.testzip()
-    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError) as error:
+        bad = archive.testzip()
+    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, ValueError) as error:
         return f"unreadable member ({error})"
+    return f"CRC mismatch in {bad}" if bad else None
 
 
 def _sniff_ooxml(archive: zipfile.ZipFile) -> Sniffed:
     try:
         types = parse_xml(archive.read("[Content_Types].xml"))
     except (UnsafePackage, ValueError, zipfile.BadZipFile, OSError) as error:
-        return Sniffed("ooxml", problem=f"unreadable [Content_Types].xml: {error}")
+        return _bad("ooxml", "corrupt", f"unreadable [Content_Types].xml: {error}")
     for override in types:
         content_type = override.get("ContentType", "")
         if content_type in OOXML_MAIN_TYPES:
@@ -149,31 +185,78 @@ def _sniff_ooxml(archive: zipfile.ZipFile) -> Sniffed:
                 with archive.open(part) as handle:
                     strict = STRICT_NS in handle.read(4096)
             return Sniffed("ooxml", app=app, format=fmt, strict=strict)
-    return Sniffed("ooxml", problem="OOXML package with no Word, Excel or PowerPoint main part")
+    return _bad("ooxml", "unsupported", "OOXML package with no Word, Excel or PowerPoint main part")
 
 
 def _sniff_ole(path: Path) -> Sniffed:
     try:
         ole = olefile.OleFileIO(str(path))
     except (OSError, ValueError) as error:
-        return Sniffed("ole", problem=f"corrupt OLE2 compound file: {error}")
+        return _bad("ole", "corrupt", f"corrupt OLE2 compound file: {error}")
     with ole:
         streams = {"/".join(entry) for entry in ole.listdir()}
         if "EncryptedPackage" in streams and "EncryptionInfo" in streams:
-            return Sniffed("ole", problem="password-protected (encrypted OOXML package)")
+            return _bad("ole", "encrypted", "password-protected (encrypted OOXML package)")
         for stream, (app, fmt) in OLE_STREAMS.items():
             if stream in streams:
                 result = Sniffed("ole", app=app, format=fmt)
-                if fmt == "doc" and _word_binary_encrypted(ole):
-                    result.problem = "password-protected (encrypted Word 97-2003 document)"
+                try:
+                    encrypted = ENCRYPTION_TESTS[fmt](ole, streams)
+                except (OSError, struct.error) as error:
+                    result.problem, result.code = f"corrupt {fmt} stream: {error}", "corrupt"
+                    return result
+                if encrypted:
+                    result.problem = f"password-protected (encrypted {LEGACY_NAMES[fmt]})"
+                    result.code = "encrypted"
                 return result
-    return Sniffed("ole", problem="OLE2 compound file that is not a Word, Excel or PowerPoint file")
+    return _bad(
+        "ole", "not_office", "OLE2 compound file that is not a Word, Excel or PowerPoint file"
+    )
 
 
-def _word_binary_encrypted(ole: olefile.OleFileIO) -> bool:
+LEGACY_NAMES = {
+    "doc": "Word 97-2003 document",
+    "xls": "Excel 97-2003 workbook",
+    "ppt": "PowerPoint 97-2003 presentation",
+}
+
+
+def _word_binary_encrypted(ole: olefile.OleFileIO, streams: set[str]) -> bool:
     """The FIB's fEncrypted bit (bit 8 of the flags word at offset 0x0A)."""
     header = ole.openstream("WordDocument").read(12)
     if len(header) < 12:
         return False
     (flags,) = struct.unpack_from("<H", header, 0x0A)
     return bool(flags & 0x0100)
+
+
+def _excel_binary_encrypted(ole: olefile.OleFileIO, streams: set[str]) -> bool:
+    """A FILEPASS record (0x002F) among the workbook globals, before the first sheet."""
+    name = "Workbook" if "Workbook" in streams else "Book"
+    data = ole.openstream(name).read(1 << 16)
+    offset = 0
+    while offset + 4 <= len(data):
+        kind, length = struct.unpack_from("<HH", data, offset)
+        if kind == 0x002F:
+            return True
+        if kind in (0x0085, 0x000A):  # BOUNDSHEET or EOF: past where FILEPASS sits
+            return False
+        offset += 4 + length
+    return False
+
+
+def _powerpoint_binary_encrypted(ole: olefile.OleFileIO, streams: set[str]) -> bool:
+    """An EncryptedSummary stream, or the CurrentUserAtom's encrypted header token."""
+    if "EncryptedSummary" in streams:
+        return True
+    if "Current User" not in streams:
+        return False
+    atom = ole.openstream("Current User").read(16)
+    return len(atom) >= 16 and struct.unpack_from("<I", atom, 12)[0] == 0xF3D1C4DF
+
+
+ENCRYPTION_TESTS = {
+    "doc": _word_binary_encrypted,
+    "xls": _excel_binary_encrypted,
+    "ppt": _powerpoint_binary_encrypted,
+}

@@ -1,0 +1,399 @@
+"""LibreOffice conversions through a pool of unoserver processes the project starts itself.
+
+`Converter.convert(source, to="docx"|"xlsx"|"pptx"|"pdf", filter_options=[...])`
+returns the converted bytes. Each server is one unoserver (XML-RPC, one request
+at a time) plus its LibreOffice, on its own port pair and private profile,
+started in its own process group so stopping it ends LibreOffice too. Servers
+start lazily and in parallel, and are ready once they answer `info`.
+
+Every conversion has a timeout (enforced by unoserver, which then ends
+LibreOffice, and by the client socket). A server that crashed or hung is killed
+and replaced; a crashed conversion is retried once on the fresh server, a timed
+out one is not. A server also stops by itself when the process that started it
+dies, so no LibreOffice outlives the run.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import queue
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import xmlrpc.client
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from ingest.uno_env import LibreOfficeUnavailable, cache_dir, server_python
+
+# PDF export options that make the rendering show what the file holds.
+PDF_OPTIONS: dict[str, tuple[str, ...]] = {
+    "word": (),
+    "excel": ("SinglePageSheets=true",),  # a chart is never split across pages
+    "powerpoint": ("ExportHiddenSlides=true",),
+}
+
+# Runs unoserver's own entry point, plus a watcher that stops the server (and so
+# LibreOffice, through unoserver's signal handler) when its parent process is gone.
+LAUNCHER = """
+import os, signal, sys, threading, time
+from unoserver.server import main
+parent = os.getppid()
+def watch():
+    while os.getppid() == parent:
+        time.sleep(1)
+    os.kill(os.getpid(), signal.SIGTERM)
+threading.Thread(target=watch, daemon=True).start()
+sys.argv[0] = "unoserver"
+sys.exit(main())
+"""
+
+CRASH_MARKERS = ("DisposedException", "disposed", "RuntimeException", "TimeoutError")
+
+
+class ConversionError(Exception):
+    """A conversion that failed; the message is the reason recorded for the file."""
+
+
+class _Crashed(Exception):
+    """The server died or stopped answering during a call."""
+
+
+class _Transport(xmlrpc.client.Transport):
+    def __init__(self, timeout: float) -> None:
+        super().__init__()
+        self.timeout = timeout
+
+    def make_connection(self, host):  # type: ignore[no-untyped-def]
+        connection = super().make_connection(host)
+        connection.timeout = self.timeout
+        return connection
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class UnoServer:
+    """One unoserver process and its LibreOffice."""
+
+    def __init__(self, python: Path, root: Path, conversion_timeout: float) -> None:
+        self.python = python
+        self.root = root
+        self.conversion_timeout = conversion_timeout
+        self.process: subprocess.Popen[bytes] | None = None
+        self.port = 0
+        self.profile: Path | None = None
+        self.log: Path | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def start(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.profile = Path(tempfile.mkdtemp(prefix="profile-", dir=self.root))
+        self.log = self.profile.with_suffix(".log")
+        self.port, uno_port = _free_port(), _free_port()
+        command = [str(self.python), "-c", LAUNCHER, "--interface", "127.0.0.1"]
+        command += ["--port", str(self.port), "--uno-port", str(uno_port)]
+        command += ["--user-installation", str(self.profile)]
+        command += ["--conversion-timeout", str(max(1, round(self.conversion_timeout)))]
+        with self.log.open("wb") as log:
+            self.process = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+
+    def wait_ready(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not self.running:
+                raise ConversionError(f"unoserver exited while starting: {self.log_tail()}")
+            try:
+                self.call("info", timeout=5)
+                return
+            except (_Crashed, xmlrpc.client.Fault):
+                time.sleep(0.25)
+        self.stop()
+        raise ConversionError(f"unoserver did not answer within {timeout:.0f}s")
+
+    def call(self, method: str, *args: object, timeout: float) -> object:
+        proxy = xmlrpc.client.ServerProxy(
+            f"http://127.0.0.1:{self.port}", transport=_Transport(timeout), allow_none=True
+        )
+        try:
+            return getattr(proxy, method)(*args)
+        except TimeoutError as error:
+            raise _Crashed(f"no answer within {timeout:.0f}s") from error
+        except (OSError, xmlrpc.client.ProtocolError, ConnectionError) as error:
+            raise _Crashed(f"{type(error).__name__}: {error}") from error
+        except xmlrpc.client.Fault:
+            raise
+        except Exception as error:  # http.client errors from a half-dead server
+            raise _Crashed(f"{type(error).__name__}: {error}") from error
+
+    def healthy(self) -> bool:
+        if not self.running:
+            return False
+        try:
+            self.call("info", timeout=10)
+        except (_Crashed, xmlrpc.client.Fault):
+            return False
+        return True
+
+    def stop(self) -> None:
+        """End unoserver and LibreOffice: SIGTERM to the process group, SIGKILL if needed."""
+        process, self.process = self.process, None
+        if process is not None:
+            _signal_group(process.pid, signal.SIGTERM)
+            if not _wait_group(process, 8.0):
+                _signal_group(process.pid, signal.SIGKILL)
+                _wait_group(process, 5.0)
+        if self.profile is not None:
+            shutil.rmtree(self.profile, ignore_errors=True)
+            if self.log is not None:
+                self.log.unlink(missing_ok=True)
+            self.profile = None
+
+    def log_tail(self) -> str:
+        if self.log is None or not self.log.exists():
+            return ""
+        lines = self.log.read_text(errors="replace").strip().splitlines()
+        return " | ".join(lines[-3:])
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _live_members(pgid: int) -> list[int]:
+    """Processes of the group that are not zombies (which a container's init may never reap)."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            members.append(int(stat.parent.name))
+    return members
+
+
+def _wait_group(process: subprocess.Popen[bytes], timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None and not _live_members(process.pid):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+class Converter:
+    """A pool of unoservers behind one `convert` call; safe to use from several threads."""
+
+    def __init__(
+        self,
+        servers: int = 1,
+        timeout: float = 120.0,
+        retries: int = 1,
+        start_timeout: float = 90.0,
+        root: Path | None = None,
+    ) -> None:
+        self.size = max(1, servers)
+        self.timeout = timeout
+        self.retries = retries
+        self.start_timeout = start_timeout
+        self.root = root or cache_dir() / "unoserver-profiles"
+        self.restarts = 0
+        self.conversions = 0
+        self._servers: list[UnoServer] = []
+        self._idle: queue.Queue[UnoServer] = queue.Queue()
+        self._lock = threading.Lock()
+        self._unavailable: str | None = None
+
+    # lifecycle -------------------------------------------------------------
+    def start(self) -> None:
+        """Start every server (in parallel) and wait until each answers."""
+        with self._lock:
+            if self._unavailable:
+                raise LibreOfficeUnavailable(self._unavailable)
+            if len(self._servers) >= self.size:
+                return
+            try:
+                python = server_python()
+            except LibreOfficeUnavailable as error:
+                self._unavailable = str(error)
+                raise
+            fresh = [
+                UnoServer(python, self.root, self.timeout)
+                for _ in range(self.size - len(self._servers))
+            ]
+            for server in fresh:
+                server.start()
+            with ThreadPoolExecutor(len(fresh)) as pool:
+                errors = [
+                    error for error in pool.map(self._ready_or_error, fresh) if error is not None
+                ]
+            started = [server for server in fresh if server.running]
+            self._servers += started
+            for server in started:
+                self._idle.put(server)
+            if not self._servers:
+                self._unavailable = f"no unoserver could start: {errors[0]}"
+                raise LibreOfficeUnavailable(self._unavailable)
+
+    def _ready_or_error(self, server: UnoServer) -> str | None:
+        try:
+            server.wait_ready(self.start_timeout)
+        except ConversionError as error:
+            server.stop()
+            return str(error)
+        return None
+
+    def resize(self, servers: int) -> None:
+        """Grow the pool (servers start on next use); never shrinks a running pool."""
+        self.size = max(self.size, servers)
+
+    def close(self) -> None:
+        with self._lock:
+            for server in self._servers:
+                server.stop()
+            self._servers = []
+            self._idle = queue.Queue()
+
+    def __enter__(self) -> Converter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def available(self) -> bool:
+        """Whether conversions can run (starts the pool on first ask)."""
+        try:
+            self.start()
+        except LibreOfficeUnavailable:
+            return False
+        return True
+
+    @property
+    def unavailable_reason(self) -> str | None:
+        return self._unavailable
+
+    @property
+    def pids(self) -> list[int]:
+        """Process ids (= process group ids) of the running unoservers."""
+        return [s.process.pid for s in self._servers if s.process is not None and s.running]
+
+    # conversions -----------------------------------------------------------
+    def convert(
+        self,
+        source: bytes | Path,
+        to: str,
+        filter_options: Sequence[str] = (),
+        filtername: str | None = None,
+        timeout: float | None = None,
+    ) -> bytes:
+        """The file converted to `to` (an extension: docx, xlsx, pptx, pdf, ...)."""
+        data = source.read_bytes() if isinstance(source, Path) else source
+        self.start()
+        server = self._idle.get()
+        try:
+            return self._convert_on(server, data, to, list(filter_options), filtername, timeout)
+        finally:
+            self._idle.put(server)
+
+    def to_pdf(self, source: bytes | Path, app: str, timeout: float | None = None) -> bytes:
+        """A PDF rendering with the export options that suit the application."""
+        return self.convert(source, "pdf", PDF_OPTIONS.get(app, ()), timeout=timeout)
+
+    def _convert_on(
+        self,
+        server: UnoServer,
+        data: bytes,
+        to: str,
+        options: list[str],
+        filtername: str | None,
+        timeout: float | None,
+    ) -> bytes:
+        limit = timeout or self.timeout
+        attempts = self.retries + 1
+        for _ in range(attempts):
+            if not server.running:
+                self._restart(server)
+            args = (None, xmlrpc.client.Binary(data), None, to, filtername, options, False)
+            try:
+                result = server.call("convert", *args, None, None, timeout=limit + 15)
+            except xmlrpc.client.Fault as fault:
+                message = str(fault.faultString).strip().splitlines()[-1]
+                if "TimeoutError" in fault.faultString:
+                    self._restart(server)
+                    raise ConversionError(f"LibreOffice timed out after {limit:.0f}s") from None
+                crashed = any(marker in fault.faultString for marker in CRASH_MARKERS)
+                if not crashed and server.healthy():
+                    raise ConversionError(f"LibreOffice could not convert: {message}") from None
+                why = f"LibreOffice crashed: {message}"
+            except _Crashed as error:
+                if "no answer within" in str(error):
+                    self._restart(server)
+                    raise ConversionError(f"LibreOffice hung (timeout {limit:.0f}s)") from None
+                why = f"LibreOffice crashed: {error}"
+            else:
+                self.conversions += 1
+                if not isinstance(result, xmlrpc.client.Binary):
+                    raise ConversionError("unoserver returned no data")
+                return result.data
+            self._restart(server)
+        raise ConversionError(f"{why} ({attempts} attempts)")
+
+    def _restart(self, server: UnoServer) -> None:
+        server.stop()
+        self.restarts += 1
+        server.start()
+        try:
+            server.wait_ready(self.start_timeout)
+        except ConversionError as error:
+            server.stop()
+            raise ConversionError(f"could not restart unoserver: {error}") from None
+
+
+_shared: Converter | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_converter(servers: int | None = None, timeout: float | None = None) -> Converter:
+    """The process-wide converter every stage uses; stopped when the interpreter exits.
+
+    Settings passed on the first call shape it; later calls may grow it.
+    """
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = Converter(servers=servers or 1, timeout=timeout or 120.0)
+            atexit.register(close_shared_converter)
+        elif servers:
+            _shared.resize(servers)
+        return _shared
+
+
+def close_shared_converter() -> None:
+    global _shared
+    with _shared_lock:
+        if _shared is not None:
+            _shared.close()
+            _shared = None
