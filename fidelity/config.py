@@ -7,6 +7,72 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+DEFAULT_TYPE_PRIORITY = {"Font": 0.3, "Layout": 0.5, "Language": 0.5, "Metadata": 0.7}
+
+
+@dataclass
+class GenerationBudget:
+    """How many questions the model generators draft per artifact (`[models.generation]`)."""
+
+    questions_per_chunk: int = 2
+    questions_per_table: int = 3
+    questions_per_image: int = 2
+    questions_per_fact_type: int = 2
+    fact_questions_per_document: int = 12
+    facts_shown_per_type: int = 8
+    max_chunks_per_document: int = 12
+    min_chunk_words: int = 25
+    type_priority: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_TYPE_PRIORITY))
+
+
+@dataclass
+class ModelsConfig:
+    """The `[models]` section: endpoint, per-role models, prices, limits; empty `model` = offline.
+
+    Prices are USD per million tokens: `[models.prices."gpt-4o-mini"] input = 0.15, output = 0.6`.
+    """
+
+    model: str = ""
+    base_url: str = ""
+    api_key_env: str = "OPENAI_API_KEY"
+    api_version: str = ""
+    roles: dict[str, str] = field(default_factory=dict)
+    prices: dict[str, dict[str, float]] = field(default_factory=dict)
+    concurrency: int = 4
+    timeout: float = 120.0
+    max_retries: int = 4
+    backoff_base: float = 1.0
+    backoff_max: float = 60.0
+    budget_usd: float | None = None
+    max_calls: int | None = None
+    structured_output: str = "json_schema"
+    temperature: float | None = None
+    max_output_tokens: int | None = None
+    image_detail: str = "auto"
+    image_max_side: int = 1536
+    batch: bool = False
+    batch_poll_seconds: float = 30.0
+    batch_discount: float = 0.5
+    generators: list[str] = field(default_factory=lambda: ["text", "visual", "table", "facts"])
+    with_rules: bool = True
+    generation: GenerationBudget = field(default_factory=GenerationBudget)
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.model)
+
+    def model_for(self, role: str) -> str:
+        return self.roles.get(role) or self.model
+
+    @classmethod
+    def from_toml(cls, data: dict[str, Any]) -> ModelsConfig:
+        known = {f.name for f in fields(cls)} - {"generation"}
+        unknown = set(data) - known - {"generation"}
+        if unknown:
+            raise ValueError(f"unknown [models] settings: {', '.join(sorted(unknown))}")
+        budget = GenerationBudget(**data.get("generation", {}))
+        return cls(**{k: v for k, v in data.items() if k in known}, generation=budget)
+
 
 @dataclass
 class Config:
@@ -14,6 +80,7 @@ class Config:
 
     dedup_scope: str = "file"
     max_file_mb: float = 100.0
+    models: ModelsConfig = field(default_factory=ModelsConfig)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -24,7 +91,8 @@ class Config:
             data = tomllib.loads(candidate.read_text())
         elif path is not None:
             raise FileNotFoundError(f"configuration file not found: {path}")
-        known = {f.name for f in fields(cls)} - {"extra"}
+        known = {f.name for f in fields(cls)} - {"extra", "models"}
         values = {key: value for key, value in data.get("run", {}).items() if key in known}
-        extra = {key: value for key, value in data.items() if key != "run"}
-        return cls(**values, extra=extra)
+        extra = {key: value for key, value in data.items() if key not in ("run", "models")}
+        models = ModelsConfig.from_toml(data.get("models", {}))
+        return cls(**values, models=models, extra=extra)

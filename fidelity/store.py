@@ -227,3 +227,54 @@ class RunStore:
     def meta(self, key: str, default: Any = None) -> Any:
         row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return json.loads(row[0]) if row else default
+
+    # model calls ------------------------------------------------------------
+    def model_call(self, key: str) -> dict[str, Any] | None:
+        """A recorded model call: request, response and usage decoded from JSON."""
+        row = self.db.execute(
+            "SELECT key, stage, model, request, response, usage, error FROM model_calls "
+            "WHERE key=?",
+            (key,),
+        ).fetchone()
+        if row is None:
+            return None
+        key, stage, model, request, response, usage, error = row
+        return {
+            "key": key,
+            "stage": stage,
+            "model": model,
+            "request": json.loads(request),
+            "response": json.loads(response) if response else None,
+            "usage": json.loads(usage),
+            "error": error,
+        }
+
+    def put_model_call(
+        self,
+        key: str,
+        stage: str,
+        model: str,
+        request: dict[str, Any],
+        response: dict[str, Any] | None,
+        usage: dict[str, Any],
+        error: str = "",
+    ) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO model_calls VALUES (?,?,?,?,?,?,?)",
+            (
+                key,
+                stage,
+                model,
+                json.dumps(request, sort_keys=True, ensure_ascii=False),
+                json.dumps(response, sort_keys=True, ensure_ascii=False) if response else "",
+                json.dumps(usage, sort_keys=True),
+                error,
+            ),
+        )
+
+    def model_call_usage(self) -> list[tuple[str, str, dict[str, Any]]]:
+        """(stage, model, usage) of every recorded call that got a response."""
+        rows = self.db.execute(
+            "SELECT stage, model, usage FROM model_calls WHERE response != '' ORDER BY key"
+        ).fetchall()
+        return [(stage, model, json.loads(usage)) for stage, model, usage in rows]
