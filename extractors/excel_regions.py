@@ -1,0 +1,149 @@
+"""Split a sheet's free cells into table-like ranges (TLR) and unstructured blocks.
+
+Heuristics: cells connect to their 8 neighbours (merged ranges count as filled);
+each connected block loses its leading title rows (one cell over a wide block);
+what remains is table-like when it spans at least 2 columns and 3 rows, is at least
+half filled, and most rows hold 2+ cells. A first row of text cells over rows holding
+numbers (or bold text) is the header row. Everything else is unstructured, grouped
+into blocks of nearby rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+Box = tuple[int, int, int, int]
+
+
+@dataclass
+class Region:
+    kind: str  # "tlr" or "unstructured"
+    box: Box
+    cells: list[tuple[int, int]] = field(default_factory=list)
+    header_row: int | None = None
+
+
+def _inside(point: tuple[int, int], box: Box) -> bool:
+    return box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]
+
+
+def _components(points: set[tuple[int, int]]) -> list[set[tuple[int, int]]]:
+    seen: set[tuple[int, int]] = set()
+    out = []
+    for start in sorted(points):
+        if start in seen:
+            continue
+        stack, component = [start], {start}
+        seen.add(start)
+        while stack:
+            row, col = stack.pop()
+            for dr in (-1, 0, 1):
+                for dc in (-1, 0, 1):
+                    nxt = (row + dr, col + dc)
+                    if nxt in points and nxt not in seen:
+                        seen.add(nxt)
+                        component.add(nxt)
+                        stack.append(nxt)
+        out.append(component)
+    return out
+
+
+def _box(points: set[tuple[int, int]] | list[tuple[int, int]]) -> Box:
+    rows = [p[0] for p in points]
+    cols = [p[1] for p in points]
+    return min(rows), min(cols), max(rows), max(cols)
+
+
+def _by_row(points: set[tuple[int, int]]) -> dict[int, list[int]]:
+    rows: dict[int, list[int]] = {}
+    for row, col in points:
+        rows.setdefault(row, []).append(col)
+    return rows
+
+
+def _table_like(points: set[tuple[int, int]]) -> bool:
+    top, left, bottom, right = _box(points)
+    height, width = bottom - top + 1, right - left + 1
+    if width < 2 or height < 3:
+        return False
+    if len(points) < 0.5 * height * width:
+        return False
+    rows = _by_row(points)
+    wide = sum(1 for cols in rows.values() if len(cols) >= 2)
+    return wide >= max(3, 0.6 * len(rows))
+
+
+def _header_row(
+    points: set[tuple[int, int]], is_text: Callable[[tuple[int, int]], bool], is_bold
+) -> int | None:
+    top, left, _, right = _box(points)
+    rows = _by_row(points)
+    first = sorted(rows.get(top, []))
+    if len(first) < max(2, 0.5 * (right - left + 1)):
+        return None
+    if not all(is_text((top, col)) for col in first):
+        return None
+    below = [p for p in points if p[0] > top]
+    numeric_below = any(not is_text(p) for p in below)
+    bold_header = all(is_bold((top, col)) for col in first)
+    return top if numeric_below or bold_header else None
+
+
+def detect(
+    points: set[tuple[int, int]],
+    excluded: list[Box],
+    merged: list[Box],
+    is_text: Callable[[tuple[int, int]], bool],
+    is_bold: Callable[[tuple[int, int]], bool],
+) -> list[Region]:
+    """Regions of the sheet's free cells (cells inside `excluded` boxes are left out)."""
+    free = {p for p in points if not any(_inside(p, box) for box in excluded)}
+    filled = set(free)
+    for box in merged:
+        if (box[0], box[1]) in free:
+            for row in range(box[0], min(box[2], box[0] + 200) + 1):
+                for col in range(box[1], min(box[3], box[1] + 50) + 1):
+                    filled.add((row, col))
+    regions: list[Region] = []
+    loose: list[tuple[int, int]] = []
+    for component in _components(filled):
+        cells = component & free
+        if not cells:
+            continue
+        rows = _by_row(component)
+        _, left, _, right = _box(component)
+        ordered = sorted(rows)
+        while ordered and right - left >= 2 and len(rows[ordered[0]]) <= 1:
+            loose.extend(p for p in cells if p[0] == ordered[0])
+            ordered.pop(0)
+        body = {p for p in component if ordered and p[0] >= ordered[0]}
+        body_cells = body & free
+        if body and _table_like(body):
+            regions.append(
+                Region(
+                    kind="tlr",
+                    box=_box(body),
+                    cells=sorted(body_cells),
+                    header_row=_header_row(body, is_text, is_bold),
+                )
+            )
+        else:
+            loose.extend(body_cells)
+    regions.extend(_blocks(loose))
+    regions.sort(key=lambda r: (r.box[0], r.box[1]))
+    return regions
+
+
+def _blocks(points: list[tuple[int, int]], gap: int = 2) -> list[Region]:
+    """Unstructured cells grouped into blocks of rows no more than `gap` rows apart."""
+    out: list[Region] = []
+    current: list[tuple[int, int]] = []
+    for point in sorted(points):
+        if current and point[0] - current[-1][0] > gap:
+            out.append(Region(kind="unstructured", box=_box(current), cells=current))
+            current = []
+        current.append(point)
+    if current:
+        out.append(Region(kind="unstructured", box=_box(current), cells=current))
+    return out
