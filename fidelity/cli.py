@@ -8,10 +8,10 @@ import json
 import sys
 from pathlib import Path
 
+from extractors import ExtractionError
 from fidelity.config import Config
 from fidelity.hashing import file_sha256
 from fidelity.pipeline import build, load_document, open_store
-from extractors import ExtractionError
 from ingest.discover import discover
 from ingest.prepare import NotReadable
 
@@ -32,6 +32,8 @@ def cmd_extract(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_build(args: argparse.Namespace, config: Config) -> int:
+    if args.model:
+        config.models.model = args.model
     summary = build(args.inputs, Path(args.out), config)
     print(
         f"{summary['accepted']} questions kept ({summary['unverified']} unverified), "
@@ -89,6 +91,9 @@ def parser() -> argparse.ArgumentParser:
     build_cmd = sub.add_parser("build", help="run every stage over a folder")
     build_cmd.add_argument("inputs", nargs="+", type=Path)
     build_cmd.add_argument("-o", "--out", required=True)
+    build_cmd.add_argument(
+        "--model", help="model mode with this model (default: [models] model, else offline)"
+    )
     build_cmd.set_defaults(run=cmd_build)
 
     explain = sub.add_parser("explain", help="show every check behind each candidate of a file")

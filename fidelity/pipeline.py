@@ -14,14 +14,17 @@ from pathlib import Path
 from tqdm import tqdm
 
 from extractors import ExtractionError, extract
-from filters import dedup
-from filters.groundedness import Answerer, check_document
 from fidelity.config import Config
 from fidelity.hashing import file_sha256
+from fidelity.llm import ModelClient
+from fidelity.llm.batch import prefetch
 from fidelity.model import Candidate, Document
 from fidelity.outputs import write_outputs
 from fidelity.store import RunStore
+from filters import dedup
+from filters.groundedness import Answerer, check_document
 from generators import rules
+from generators.model import ModelGenerators
 from ingest.discover import discover
 from ingest.prepare import NotReadable, prepare
 from ingest.sniff import sniff
@@ -99,18 +102,50 @@ def run_dedup(store: RunStore, config: Config) -> None:
                 store.set_status(decision.candidate_id, "rejected", dedup.CHECK, decision.reason)
 
 
+def default_stages(config: Config, store: RunStore, out: Path) -> tuple[Stages, ModelClient | None]:
+    """Offline stages, or model mode (rules + model generators) when a model is configured."""
+    if not config.models.enabled:
+        return Stages(), None
+    client = ModelClient(config.models, store, out)
+    return Stages(generate=ModelGenerators(client, config.models), mode="model"), client
+
+
+def pending_documents(
+    files: list[Path], store: RunStore, out: Path, config: Config
+) -> list[Document]:
+    """Documents of the files not finished yet (unreadable ones are left to the main loop)."""
+    documents = []
+    for path in files:
+        sha = file_sha256(path)
+        if store.file_status(sha):
+            continue
+        try:
+            documents.append(load_document(path, sha, out, config))
+        except (NotReadable, ExtractionError, OSError):
+            continue
+    return documents
+
+
 def build(
     inputs: Iterable[Path], out: Path, config: Config, stages: Stages | None = None
 ) -> dict[str, int]:
-    stages = stages or Stages()
     out.mkdir(parents=True, exist_ok=True)
     store = open_store(out)
+    client: ModelClient | None = None
     try:
+        if stages is None:
+            stages, client = default_stages(config, store, out)
         store.set_meta("mode", stages.mode)
         files = discover(inputs)
+        if client is not None and config.models.batch:
+            documents = pending_documents(files, store, out, config)
+            prefetch(client, lambda: [stages.generate(d) for d in documents])
         for path in tqdm(files, desc="files", unit="file", file=sys.stderr, disable=None):
             process_file(path, store, out, config, stages)
         run_dedup(store, config)
-        return write_outputs(store, out)
+        summary = write_outputs(store, out)
+        if client is not None:
+            print(client.finish(out), file=sys.stderr)
+        return summary
     finally:
         store.close()

@@ -120,8 +120,9 @@ class Accounting:
 
     def count(self, generator: str, event: str, amount: int = 1) -> None:
         """The generation funnel: drafted, kept and dropped (with the reason) per generator."""
-        with self._lock:
-            self.generation[f"{generator}: {event}"] += amount
+        if amount:
+            with self._lock:
+                self.generation[f"{generator}: {event}"] += amount
 
     def report(self, recorded: list[tuple[str, str, dict[str, Any]]]) -> dict[str, Any]:
         """This run's tallies, the budget state, and the totals over every recorded call."""

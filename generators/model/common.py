@@ -1,0 +1,85 @@
+"""What the model generators share: clean artifact text, grounding checks, probes, provenance."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any, Protocol, TypeVar
+
+from extractors.views import PLACEHOLDER
+from fidelity.config import GenerationBudget
+from fidelity.llm import ModelClient
+from fidelity.model import Artifact, Candidate, Document
+from filters.normalize import content_tokens, normalize, tokens
+from generators.model.prompt import Prompt
+
+BOOLEAN_ANSWERS = frozenset({"yes", "no", "true", "false"})
+T = TypeVar("T")
+
+
+class ModelGenerator(Protocol):
+    """One model generator: the units of a document it drafts for, and the drafting."""
+
+    name: str
+
+    def __init__(self, client: ModelClient, budget: GenerationBudget) -> None: ...
+
+    def units(self, document: Document) -> Sequence[Any]: ...
+
+    def draft(self, document: Document, unit: Any) -> list[Candidate]: ...
+
+
+def plain(text: str) -> str:
+    """Artifact text without placeholders, with tidy whitespace."""
+    text = PLACEHOLDER.sub("", text)
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def word_count(text: str) -> int:
+    return len(text.split())
+
+
+def grounded(value: str, *sources: str) -> bool:
+    """Is the answer value written (after normalisation) in one of the sources?"""
+    wanted = normalize(value)
+    if not wanted:
+        return False
+    return any(f" {wanted} " in f" {normalize(source)} " for source in sources)
+
+
+def anchor_for(question: str, source: str, value: str) -> list[str]:
+    """Question words that the source also uses (the value's own words left out)."""
+    present = set(tokens(source))
+    value_words = set(tokens(value))
+    out: list[str] = []
+    for word in content_tokens(question):
+        if word in present and word not in value_words and word not in out:
+            out.append(word)
+    return out
+
+
+def spread(items: Sequence[T], limit: int) -> list[T]:
+    """At most `limit` items, evenly spaced over the sequence, in order."""
+    if limit <= 0:
+        return []
+    if len(items) <= limit:
+        return list(items)
+    step = len(items) / limit
+    return [items[int(i * step)] for i in range(limit)]
+
+
+def statements(answer: Sequence[str], value: str) -> list[str]:
+    cleaned = [" ".join(item.split()) for item in answer if item and item.strip()]
+    return cleaned or [value]
+
+
+def facts_text(artifact: Artifact) -> str:
+    return json.dumps(artifact.facts, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def provenance(client: ModelClient, *prompts: Prompt) -> str:
+    """The generator_version: the prompt versions used and the generator model."""
+    tags = "+".join(prompt.tag for prompt in prompts)
+    return f"{tags}; model={client.model_for('generator')}"

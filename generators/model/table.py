@@ -1,0 +1,126 @@
+"""Tables: lookup and identification questions over a table's HTML, read with the narrative
+around it (other tables shown only as placeholders). No arithmetic: the answer must be a
+value written in the table.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from pydantic import BaseModel
+
+from extractors.views import View, render
+from fidelity.config import GenerationBudget
+from fidelity.llm import ModelClient
+from fidelity.model import Artifact, Candidate, Document
+from generators.draft import candidate
+from generators.model.common import anchor_for, grounded, plain, provenance, statements
+from generators.model.prompt import load
+
+TARGET = "[[TARGET TABLE]]"
+OTHER = "[[another table]]"
+WINDOW = 1500
+
+
+class TableQuestion(BaseModel):
+    question: str
+    answer: list[str]
+    value: str
+    row_label: str
+    column_label: str
+
+
+class TableQuestions(BaseModel):
+    questions: list[TableQuestion]
+
+
+def table_text(artifact: Artifact) -> str:
+    """The table's cell text (from the HTML when there is one) for grounding checks."""
+    markup = re.sub(r"<[^>]+>", " ", artifact.html or "")
+    return f"{html.unescape(markup)}\n{plain(artifact.text)}"
+
+
+def narrative(document: Document, artifact: Artifact, window: int = WINDOW) -> str:
+    """The rendered document around the table, every table left as a placeholder."""
+    tables = {a.id for a in document.artifacts if a.modality == "table"}
+    marked = document.model_copy(
+        update={
+            "artifacts": [
+                a.model_copy(update={"fallback": TARGET if a.id == artifact.id else OTHER})
+                if a.id in tables
+                else a
+                for a in document.artifacts
+            ]
+        }
+    )
+    text = render(marked, View("table-context", exclude=frozenset(tables))).text
+    at = text.find(TARGET)
+    if at < 0:
+        where = artifact.group or artifact.locator
+        return f"(This table is not placed in the running text; it is listed under: {where}.)"
+    start = text.rfind("\n", 0, max(0, at - window)) + 1 if at > window else 0
+    end = text.find("\n", at + len(TARGET) + window)
+    return text[start : end if end >= 0 else len(text)].strip()
+
+
+class TableGenerator:
+    name = "table"
+
+    def __init__(self, client: ModelClient, budget: GenerationBudget) -> None:
+        self.client = client
+        self.budget = budget
+        self.prompt = load("table-questions")
+
+    def units(self, document: Document) -> list[Artifact]:
+        return [
+            a for a in document.artifacts if a.modality == "table" and (a.html or plain(a.text))
+        ]
+
+    def _count(self, event: str, amount: int = 1) -> None:
+        self.client.accounting.count(f"model:{self.name}", event, amount)
+
+    def draft(self, document: Document, artifact: Artifact) -> list[Candidate]:
+        wanted = self.budget.questions_per_table
+        reply = self.client.complete(
+            "generator",
+            self.prompt.messages(
+                count=wanted,
+                locator=artifact.locator,
+                table=artifact.html or plain(artifact.text),
+                narrative=narrative(document, artifact),
+            ),
+            TableQuestions,
+        )
+        if not reply.ok:
+            self._count("no draft (model call failed)")
+            return []
+        drafted = reply.parsed.questions[:wanted]
+        self._count("drafted", len(drafted))
+        cells = table_text(artifact)
+        version = provenance(self.client, self.prompt)
+        out = []
+        for item in drafted:
+            if not item.question.strip() or not grounded(item.value, cells):
+                self._count("dropped: answer is not a value of the table")
+                continue
+            anchor = (
+                [item.row_label]
+                if item.row_label.strip() and grounded(item.row_label, cells)
+                else anchor_for(item.question, cells, item.value)
+            )
+            out.append(
+                candidate(
+                    document,
+                    artifact,
+                    "table-lookup",
+                    " ".join(item.question.split()),
+                    statements(item.answer, item.value),
+                    item.value,
+                    anchor,
+                    generator=f"model:{self.name}",
+                    generator_version=version,
+                )
+            )
+        self._count("kept", len(out))
+        return out

@@ -1,0 +1,126 @@
+"""Images and charts: first ask whether the picture carries information (logos, decoration
+and stock photos are dropped), then draft SQuAD-style questions with short answers read off
+the picture, each in two forms: naming the figure, and standing alone.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from fidelity.config import GenerationBudget
+from fidelity.llm import ModelClient
+from fidelity.model import Artifact, Candidate, Document
+from filters.normalize import content_tokens, tokens
+from generators.draft import candidate
+from generators.model.common import grounded, plain, provenance, statements, word_count
+from generators.model.prompt import load
+
+MIN_CHART_WORDS = 5
+
+
+class VisualTriage(BaseModel):
+    informative: bool
+    content_type: str
+    reason: str
+
+
+class VisualQuestion(BaseModel):
+    question_with_reference: str
+    question_standalone: str
+    answer: list[str]
+    value: str
+
+
+class VisualQuestions(BaseModel):
+    questions: list[VisualQuestion]
+
+
+def question_anchor(question: str, value: str) -> list[str]:
+    value_words = set(tokens(value))
+    out: list[str] = []
+    for word in content_tokens(question):
+        if word not in value_words and word not in out:
+            out.append(word)
+    return out
+
+
+class VisualGenerator:
+    name = "visual"
+
+    def __init__(self, client: ModelClient, budget: GenerationBudget) -> None:
+        self.client = client
+        self.budget = budget
+        self.triage = load("visual-triage")
+        self.ask = load("visual-questions")
+
+    def units(self, document: Document) -> list[Artifact]:
+        return [a for a in document.artifacts if a.modality == "visual" and self._usable(a)]
+
+    def _usable(self, artifact: Artifact) -> bool:
+        if self.client.images.sendable(artifact.media):
+            return True
+        return artifact.category == "Chart" and word_count(plain(artifact.text)) >= MIN_CHART_WORDS
+
+    def _count(self, event: str, amount: int = 1) -> None:
+        self.client.accounting.count(f"model:{self.name}", event, amount)
+
+    def draft(self, document: Document, artifact: Artifact) -> list[Candidate]:
+        images = [artifact.media] if self.client.images.sendable(artifact.media) else []
+        description = plain(artifact.text) or "(no caption, title or alternative text)"
+        context = {
+            "kind": artifact.category,
+            "locator": artifact.locator,
+            "description": description,
+        }
+        prompts = [self.ask]
+        if images:
+            prompts.insert(0, self.triage)
+            verdict = self.client.complete(
+                "generator", self.triage.messages(images, "low", **context), VisualTriage
+            )
+            if not verdict.ok:
+                self._count("no triage (model call failed)")
+                return []
+            if not verdict.parsed.informative:
+                self._count(f"dropped: not informative ({verdict.parsed.content_type})")
+                return []
+        wanted = self.budget.questions_per_image
+        reply = self.client.complete(
+            "generator",
+            self.ask.messages(images, self.client.settings.image_detail, count=wanted, **context),
+            VisualQuestions,
+        )
+        if not reply.ok:
+            self._count("no draft (model call failed)")
+            return []
+        drafted = reply.parsed.questions[:wanted]
+        self._count("drafted", len(drafted))
+        version = provenance(self.client, *prompts)
+        out = []
+        for item in drafted:
+            forms = [
+                ("visual-referenced", item.question_with_reference),
+                ("visual-standalone", item.question_standalone),
+            ]
+            if not item.value.strip() or not all(text.strip() for _, text in forms):
+                self._count("dropped: incomplete draft")
+                continue
+            if not images and not grounded(item.value, description):
+                self._count("dropped: answer not in the chart's data")
+                continue
+            for question_type, question in forms:
+                out.append(
+                    candidate(
+                        document,
+                        artifact,
+                        question_type,
+                        " ".join(question.split()),
+                        statements(item.answer, item.value),
+                        item.value,
+                        question_anchor(item.question_standalone, item.value),
+                        generator=f"model:{self.name}",
+                        generator_version=version,
+                    )
+                )
+        self._count("kept", len(out))
+        return out

@@ -1,0 +1,1 @@
+"""Versioned prompt files of the model generators, read by generators.model.prompt."""
