@@ -11,14 +11,18 @@ from fidelity.model import TAXONOMY, Candidate
 from fidelity.store import RunStore
 
 
-def candidate_row(store: RunStore, candidate: Candidate, status: str, mode: str) -> dict[str, Any]:
-    document = store.document(candidate.file_sha)
-    locator = ""
-    if document is not None:
-        try:
-            locator = document.artifact(candidate.artifact_id).locator
-        except KeyError:
-            locator = ""
+def locators(store: RunStore) -> dict[tuple[str, str], str]:
+    """(file sha, artifact id) -> locator for every stored document."""
+    return {
+        (document.sha256, artifact.id): artifact.locator
+        for document in store.documents()
+        for artifact in document.artifacts
+    }
+
+
+def candidate_row(
+    store: RunStore, candidate: Candidate, status: str, mode: str, locator: str
+) -> dict[str, Any]:
     return {
         "id": candidate.id,
         "file": candidate.file,
@@ -52,8 +56,10 @@ def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
 def write_outputs(store: RunStore, out: Path) -> dict[str, int]:
     mode = store.meta("mode", "offline")
     accepted, rejected = [], []
+    where = locators(store)
     for candidate, status, rejected_by, reason in store.candidates():
-        row = candidate_row(store, candidate, status, mode)
+        locator = where.get((candidate.file_sha, candidate.artifact_id), "")
+        row = candidate_row(store, candidate, status, mode, locator)
         if status == "rejected":
             row.update(rejected_by=rejected_by, reason=reason)
             rejected.append(row)

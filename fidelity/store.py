@@ -205,7 +205,8 @@ class RunStore:
 
     def clear_decisions(self, check_prefix: str) -> None:
         self.db.execute(
-            "DELETE FROM decisions WHERE json_extract(body, '$.check') LIKE ?", (check_prefix + "%",)
+            "DELETE FROM decisions WHERE json_extract(body, '$.check') LIKE ?",
+            (check_prefix + "%",),
         )
 
     def decisions(self, candidate_id: str) -> list[Decision]:

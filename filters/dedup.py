@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 from datasketch import MinHash, MinHashLSH
 
-from filters.normalize import tokens
 from fidelity.model import Candidate, Decision
+from filters.normalize import tokens
 
 CHECK = "dedup"
 THRESHOLD = 0.8

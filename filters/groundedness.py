@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from extractors.views import RenderedView, View, no_context, render
+from fidelity.model import Candidate, Decision, Document
 from filters import leakage
 from filters.ablation import ablation_views
-from fidelity.model import Candidate, Decision, Document
 
 
 class Answerer(Protocol):
@@ -32,15 +32,17 @@ class Outcome:
 
 
 class ViewCache:
-    """Render each distinct view of a document once."""
+    """Render (and split into normalised lines) each distinct view of a document once."""
 
     def __init__(self, document: Document) -> None:
         self.document = document
-        self.cache: dict[str, RenderedView] = {}
+        self.cache: dict[str, tuple[RenderedView, leakage.Lines]] = {}
+        self.normalised: dict[str, str] = {}
 
-    def get(self, view: View) -> RenderedView:
+    def get(self, view: View) -> tuple[RenderedView, leakage.Lines]:
         if view.name not in self.cache:
-            self.cache[view.name] = render(self.document, view)
+            rendered = render(self.document, view)
+            self.cache[view.name] = (rendered, leakage.lines(rendered.text, self.normalised))
         return self.cache[view.name]
 
 
@@ -73,9 +75,9 @@ def _check(
         return outcome
     artifact = document.artifact(candidate.artifact_id)
     for view in ablation_views(document, artifact):
-        rendered = views.get(view)
+        rendered, view_lines = views.get(view)
         check = f"ablation:{view.name.split(':')[0]}"
-        result = leakage.test(rendered.text, candidate.probe)
+        result = leakage.test(view_lines, candidate.probe)
         decision = Decision(
             candidate_id=candidate.id,
             check=check,

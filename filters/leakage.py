@@ -1,20 +1,22 @@
 """The lexical answer-leakage test: can the reference answer still be read from a view?
 
-It looks for the answer value in a paragraph of the view that also carries most of
-the question's anchor words (the passage, cell headers or property a question is
-about), so a property question is judged on whether the view still *states* the
-property, not on whether the answer's words occur somewhere in the body.
+It looks for the answer value in a line of the view that also carries each of the
+question's anchors (a short anchor as a phrase, a long one by most of its content
+words: the passage, row header or property a question is about), so a property
+question is judged on whether the view still *states* the property, not on whether
+the answer's words occur somewhere in the body.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from filters.normalize import content_tokens, normalize, tokens
 from fidelity.model import Probe, Verdict
+from filters.normalize import content_tokens, normalize, tokens
 
 MATCH = "lexical-leakage"
 ANCHOR_SHARE = 0.6
+SHORT_ANCHOR = 4
 SHINGLE_SHARE = 0.8
 UNTESTABLE = frozenset({"yes", "no", "true", "false", "none", "n/a"})
 
@@ -42,12 +44,26 @@ def _contains_value(paragraph: str, value: str, value_words: list[str]) -> bool:
     return len(wanted & _shingles(paragraph.split())) >= SHINGLE_SHARE * len(wanted)
 
 
-def paragraphs(text: str) -> list[str]:
-    """Lines of the view; table rows and annex entries are one line each."""
-    return [line for line in text.splitlines() if line.strip()]
+Lines = list[tuple[str, str]]
 
 
-def test(view_text: str, probe: Probe) -> LeakageResult:
+def lines(text: str, memo: dict[str, str] | None = None) -> Lines:
+    """(raw, normalised) lines of a view; table rows and annex entries are one line each.
+
+    `memo` carries normalised lines across the views of one document, which share most lines.
+    """
+    memo = {} if memo is None else memo
+    out = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if line not in memo:
+            memo[line] = " ".join(tokens(line))
+        out.append((line, memo[line]))
+    return out
+
+
+def test(view_lines: Lines, probe: Probe) -> LeakageResult:
     """fail = the view still gives the answer away; pass = it does not."""
     if not testable(probe.value):
         return LeakageResult(
@@ -55,17 +71,22 @@ def test(view_text: str, probe: Probe) -> LeakageResult:
         )
     value = normalize(probe.value)
     value_words = value.split()
-    anchor = set()
-    for phrase in probe.anchor:
-        anchor.update(content_tokens(phrase))
-    for line in paragraphs(view_text):
-        normal = " ".join(tokens(line))
+    anchors = [normalize(phrase) for phrase in probe.anchor if normalize(phrase)]
+    for line, normal in view_lines:
         if not _contains_value(normal, value, value_words):
             continue
-        if anchor:
-            present = anchor & set(normal.split())
-            if len(present) < ANCHOR_SHARE * len(anchor):
-                continue
+        rest = f" {normal} ".replace(f" {value} ", " ", 1)
+        if not all(_has_anchor(rest, anchor) for anchor in anchors):
+            continue
         return LeakageResult("fail", line.strip()[:300], "answer still stated in this view")
-    where = "near its anchor words" if anchor else "anywhere"
+    where = "near its anchor words" if anchors else "anywhere"
     return LeakageResult("pass", "", f"answer not found {where} in this view")
+
+
+def _has_anchor(line: str, anchor: str) -> bool:
+    """Short anchors must appear as a phrase; long ones by a share of their content words."""
+    words = content_tokens(anchor)
+    if len(words) <= SHORT_ANCHOR:
+        return f" {anchor} " in f" {line} "
+    present = set(words) & set(line.split())
+    return len(present) >= ANCHOR_SHARE * len(set(words))

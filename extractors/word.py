@@ -1,0 +1,129 @@
+"""Word extractor: a .docx (or .docm/.dotx) turned into a Document of artifacts.
+
+The body comes from pandoc (word_body); everything pandoc drops or flattens comes
+from the package XML: comments, notes, headers/footers, text boxes, video, charts
+(word_parts), fonts, highlight, strikeout and layout (word_format), properties
+(ooxml_props).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from extractors import ExtractionError
+from extractors.chart import chart_text, parse_chart
+from extractors.ooxml_props import metadata_artifacts, properties
+from extractors.word_body import convert
+from extractors.word_format import (
+    Styles,
+    font_artifacts,
+    layout_artifacts,
+    mark_artifacts,
+    read_paragraphs,
+)
+from extractors.word_parts import (
+    DOCUMENT,
+    chart_parts,
+    comments,
+    headers_footers,
+    note_refs,
+    textboxes,
+    videos,
+)
+from fidelity.hashing import IdMaker
+from fidelity.model import Artifact, Document
+from fidelity.xmlsafe import Package
+
+# The paper's size buckets for Word, by page count.
+BUCKETS = ((5, "Small"), (20, "Medium"))
+
+
+def size_bucket(pages: int | None) -> str | None:
+    if not pages:
+        return None
+    for limit, name in BUCKETS:
+        if pages <= limit:
+            return name
+    return "Long"
+
+
+def extract(path: Path, document: Document, media_dir: Path) -> Document:
+    with Package(path) as package:
+        root = package.xml(DOCUMENT)
+        if root is None:
+            raise ExtractionError("package has no word/document.xml")
+        styles = Styles.load(package)
+        boxes, box_paragraphs = textboxes(root)
+        body = convert(path, media_dir, note_refs(package, root), box_paragraphs)
+        artifacts = body.artifacts + boxes
+        artifacts += _hyperlinks(body.links)
+        artifacts += comments(package, root)
+        artifacts += headers_footers(package, root)
+        artifacts += videos(package, root)
+        artifacts += _charts(package, root)
+        paragraphs = read_paragraphs(root, styles)
+        artifacts += font_artifacts(paragraphs, styles)
+        artifacts += mark_artifacts(paragraphs)
+        artifacts += layout_artifacts(root, paragraphs)
+        artifacts += metadata_artifacts(package)
+        pages = _declared_pages(package)
+    document.body = body.body
+    document.artifacts = artifacts
+    document.size = {
+        "pages": pages,
+        "pages_source": "docProps/app.xml",
+        "bucket": size_bucket(pages),
+    }
+    return document
+
+
+def _declared_pages(package: Package) -> int | None:
+    for source, key, _, value in properties(package):
+        if source == "app" and key == "Pages" and value.isdigit():
+            return int(value)
+    return None
+
+
+def _hyperlinks(links: list[tuple[str, str]]) -> list[Artifact]:
+    ids = IdMaker()
+    artifacts = []
+    for text, target in dict.fromkeys(links):
+        if not target or not text:
+            continue
+        internal = target.startswith("#")
+        destination = f"bookmark {target[1:]}" if internal else target
+        artifacts.append(
+            Artifact(
+                id=ids("link", text, target),
+                category="Hyperlink",
+                kind="hyperlink",
+                modality="element",
+                locator=f"link “{text[:60]}”",
+                text=f"Hyperlink “{text}” → {destination}",
+                facts={"text": text, "target": target, "internal": internal},
+                group="Hyperlinks",
+            )
+        )
+    return artifacts
+
+
+def _charts(package: Package, root) -> list[Artifact]:
+    artifacts = []
+    for number, part in enumerate(chart_parts(package, root), start=1):
+        try:
+            facts = parse_chart(package, part)
+        except (KeyError, ValueError) as error:
+            facts = {"part": part, "note": f"unreadable chart: {error}"}
+        artifacts.append(
+            Artifact(
+                id=f"chart-{part.rsplit('/', 1)[-1][:-4]}",
+                category="Chart",
+                kind="chart",
+                modality="visual",
+                locator=f"chart {number} ({part})",
+                text=f"[Chart {number}]\n{chart_text(facts)}",
+                facts=facts,
+                group="Charts",
+            )
+        )
+    return artifacts

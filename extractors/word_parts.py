@@ -1,0 +1,295 @@
+"""Word elements outside the body flow, read from the package XML: comments, notes,
+headers and footers, text boxes, embedded video and charts."""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+
+from extractors.word_body import NoteRef
+from extractors.word_xml import (
+    W14,
+    W15,
+    WP,
+    WP15,
+    A,
+    C,
+    R,
+    attr,
+    paragraphs_text,
+    text_of,
+    w,
+    walk,
+)
+from fidelity.hashing import IdMaker
+from fidelity.model import Artifact
+from fidelity.xmlsafe import Package
+
+DOCUMENT = "word/document.xml"
+
+
+def note_refs(package: Package, root: etree._Element) -> list[NoteRef]:
+    """Footnote and endnote references in body order, with their note text."""
+    texts = {
+        "footnote": _notes_text(package, "word/footnotes.xml", "footnote"),
+        "endnote": _notes_text(package, "word/endnotes.xml", "endnote"),
+    }
+    counters = {"footnote": 0, "endnote": 0}
+    refs = []
+    for node in walk(root):
+        for kind in ("footnote", "endnote"):
+            if node.tag == w(f"{kind}Reference"):
+                note_id = attr(node, "id") or ""
+                counters[kind] += 1
+                refs.append(NoteRef(note_id, kind, counters[kind], texts[kind].get(note_id, "")))
+    return refs
+
+
+def _notes_text(package: Package, part: str, kind: str) -> dict[str, str]:
+    root = package.xml(part)
+    if root is None:
+        return {}
+    out = {}
+    for note in root.iter(w(kind)):
+        if attr(note, "type") in ("separator", "continuationSeparator", "continuationNotice"):
+            continue
+        out[attr(note, "id") or ""] = " ".join(" ".join(paragraphs_text(note)).split())
+    return out
+
+
+def comments(package: Package, root: etree._Element) -> list[Artifact]:
+    """Each comment with author, date, the text it is anchored to, and its replies."""
+    part = package.xml("word/comments.xml")
+    if part is None:
+        return []
+    anchors = _comment_anchors(root)
+    para_to_comment: dict[str, str] = {}
+    records = []
+    for comment in part.iter(w("comment")):
+        comment_id = attr(comment, "id") or ""
+        paragraphs = list(comment.iter(w("p")))
+        if paragraphs:
+            para_id = paragraphs[-1].get(f"{{{W14}}}paraId")
+            if para_id:
+                para_to_comment[para_id] = comment_id
+        records.append(
+            {
+                "id": comment_id,
+                "author": attr(comment, "author") or "",
+                "initials": attr(comment, "initials") or "",
+                "date": attr(comment, "date") or "",
+                "text": " ".join(" ".join(paragraphs_text(comment)).split()),
+                "anchor": " ".join(anchors.get(comment_id, "").split()),
+            }
+        )
+    parents: dict[str, str] = {}
+    extended = package.xml("word/commentsExtended.xml")
+    if extended is not None:
+        for entry in extended.iter(f"{{{W15}}}commentEx"):
+            child = para_to_comment.get(entry.get(f"{{{W15}}}paraId", ""))
+            parent = para_to_comment.get(entry.get(f"{{{W15}}}paraIdParent", ""))
+            if child and parent:
+                parents[child] = parent
+    by_id = {record["id"]: record for record in records}
+    artifacts = []
+    for record in records:
+        parent = by_id.get(parents.get(record["id"], ""))
+        if parent is not None:
+            record["reply_to"] = parent["id"]
+            record["anchor"] = record["anchor"] or parent["anchor"]
+            text = (
+                f"Reply by {record['author']} ({record['date']}) to the comment by "
+                f"{parent['author']} on “{record['anchor']}”: {record['text']}"
+            )
+        else:
+            text = (
+                f"Comment by {record['author']} ({record['date']}) on “{record['anchor']}”: "
+                f"{record['text']}"
+            )
+        artifacts.append(
+            Artifact(
+                id=f"cmt-{record['id']}",
+                category="Comment",
+                kind="comment-reply" if parent is not None else "comment",
+                modality="element",
+                locator=f"comment {record['id']} on “{record['anchor'][:60]}”",
+                text=text,
+                facts=record,
+                group="Comments",
+            )
+        )
+    return artifacts
+
+
+def _comment_anchors(root: etree._Element) -> dict[str, str]:
+    open_ids: list[str] = []
+    anchors: dict[str, list[str]] = {}
+    for node in walk(root):
+        if node.tag == w("commentRangeStart"):
+            comment_id = attr(node, "id") or ""
+            open_ids.append(comment_id)
+            anchors.setdefault(comment_id, [])
+        elif node.tag == w("commentRangeEnd"):
+            comment_id = attr(node, "id") or ""
+            if comment_id in open_ids:
+                open_ids.remove(comment_id)
+        elif node.tag == w("t") and open_ids:
+            for comment_id in open_ids:
+                anchors[comment_id].append(node.text or "")
+        elif node.tag == w("p") and open_ids:
+            for comment_id in open_ids:
+                anchors[comment_id].append(" ")
+    return {key: "".join(parts) for key, parts in anchors.items()}
+
+
+def headers_footers(package: Package, root: etree._Element) -> list[Artifact]:
+    """One artifact per header/footer part, naming its type and the sections using it."""
+    rels = package.rels(DOCUMENT)
+    sections = [node for node in walk(root) if node.tag == w("sectPr")]
+    uses: dict[str, dict[str, object]] = {}
+    for number, section in enumerate(sections, start=1):
+        title_page = section.find(w("titlePg")) is not None
+        for kind in ("header", "footer"):
+            for ref in section.iter(w(f"{kind}Reference")):
+                rel = rels.get(ref.get(f"{{{R}}}id", ""))
+                if rel is None:
+                    continue
+                part = Package.resolve(DOCUMENT, rel[1])
+                entry = uses.setdefault(
+                    part,
+                    {"kind": kind, "type": attr(ref, "type") or "default", "sections": []},
+                )
+                entry["sections"].append(number)
+                entry["title_page"] = title_page
+    artifacts = []
+    for part, entry in sorted(uses.items(), key=lambda item: (item[1]["sections"][0], item[0])):
+        xml = package.xml(part)
+        if xml is None:
+            continue
+        text = " / ".join(line for line in paragraphs_text(xml) if line)
+        text = " ".join(text.split())
+        if not text:
+            continue
+        kind = str(entry["kind"])
+        sections_list = entry["sections"]
+        which = {"default": "default", "first": "first-page", "even": "even-page"}.get(
+            str(entry["type"]), str(entry["type"])
+        )
+        span = ", ".join(str(n) for n in sections_list)
+        artifacts.append(
+            Artifact(
+                id=f"{'hdr' if kind == 'header' else 'ftr'}-{part.rsplit('/', 1)[-1][:-4]}",
+                category=kind.capitalize(),
+                kind=kind,
+                modality="element",
+                locator=f"{which} {kind} of section {span}",
+                text=f"{which.capitalize()} {kind} (section {span}): {text}",
+                facts={
+                    "text": text,
+                    "type": which,
+                    "sections": sections_list,
+                    "section_count": len(sections),
+                    "part": part,
+                },
+                group="Headers and footers",
+            )
+        )
+    return artifacts
+
+
+def textboxes(root: etree._Element) -> tuple[list[Artifact], dict[str, str]]:
+    """Text boxes (mc:Fallback copies skipped) and a paragraph-text -> text box id map."""
+    ids = IdMaker()
+    artifacts = []
+    paragraph_owner: dict[str, str] = {}
+    for node in walk(root):
+        if node.tag != w("txbxContent"):
+            continue
+        lines = [line for line in paragraphs_text(node) if line]
+        text = " ".join(" ".join(lines).split())
+        if not text:
+            continue
+        name = _drawing_name(node)
+        artifact_id = ids("tbx", text)
+        for line in lines:
+            paragraph_owner.setdefault(line, artifact_id)
+        artifacts.append(
+            Artifact(
+                id=artifact_id,
+                category="Textbox",
+                kind="textbox",
+                modality="element",
+                locator=f"text box {name}".strip(),
+                text=f"[Text box{(' ' + name) if name else ''}: {text}]",
+                facts={"text": text, "name": name, "paragraphs": lines},
+                group="Text boxes",
+            )
+        )
+    return artifacts, paragraph_owner
+
+
+def _drawing_name(node: etree._Element) -> str:
+    for ancestor in node.iterancestors():
+        if ancestor.tag in (f"{{{WP}}}anchor", f"{{{WP}}}inline"):
+            doc_pr = ancestor.find(f"{{{WP}}}docPr")
+            if doc_pr is not None:
+                return doc_pr.get("name", "")
+    return ""
+
+
+def videos(package: Package, root: etree._Element) -> list[Artifact]:
+    """Embedded online videos (wp15:webVideoPr) and linked video files (a:videoFile)."""
+    rels = package.rels(DOCUMENT)
+    artifacts = []
+    ids = IdMaker()
+    for node in walk(root):
+        url = ""
+        if node.tag == f"{{{WP15}}}webVideoPr":
+            html = node.get("embeddedHtml", "")
+            match = re.search(r'src="([^"]+)"', html)
+            url = match.group(1) if match else html
+        elif node.tag == f"{{{A}}}videoFile":
+            rel = rels.get(node.get(f"{{{R}}}link", ""))
+            url = rel[1] if rel else ""
+        else:
+            continue
+        title, description = "", ""
+        for ancestor in node.iterancestors():
+            if ancestor.tag in (f"{{{WP}}}anchor", f"{{{WP}}}inline"):
+                doc_pr = ancestor.find(f"{{{WP}}}docPr")
+                if doc_pr is not None:
+                    title = doc_pr.get("title", "") or doc_pr.get("name", "")
+                    description = doc_pr.get("descr", "")
+                break
+        artifact_id = ids("vid", url)
+        artifacts.append(
+            Artifact(
+                id=artifact_id,
+                category="Video",
+                kind="video",
+                modality="element",
+                locator=f"embedded video {title}".strip(),
+                text=f"Embedded video “{title}”: {url}"
+                + (f" ({description})" if description else ""),
+                facts={"url": url, "title": title, "description": description},
+                group="Videos",
+            )
+        )
+    return artifacts
+
+
+def chart_parts(package: Package, root: etree._Element) -> list[str]:
+    """Chart parts referenced from the body, in document order."""
+    rels = package.rels(DOCUMENT)
+    parts = []
+    for node in walk(root):
+        if node.tag == f"{{{C}}}chart":
+            rel = rels.get(node.get(f"{{{R}}}id", ""))
+            if rel is not None:
+                parts.append(Package.resolve(DOCUMENT, rel[1]))
+    return parts
+
+
+def body_text(root: etree._Element) -> str:
+    return text_of(root)
