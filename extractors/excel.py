@@ -125,7 +125,8 @@ class _Builder:
         self.people = persons(self.package, self.workbook.part)
         title = Path(self.document.source).name
         self.body.append(f"# Workbook {title}")
-        self.body.append(f"## Sheet index ({len(sheets)} sheets)")
+        plural = "sheet" if len(sheets) == 1 else "sheets"
+        self.body.append(f"## Sheet index ({len(sheets)} {plural})")
         for sheet in sheets:
             self.body.append(self.sheet_artifact(sheet, len(sheets)).placeholder or "")
         for sheet in sheets:
@@ -648,7 +649,12 @@ class _Builder:
             artifact = self.validation(sheet, rule)
             if artifact:
                 out.append(artifact.placeholder or "")
+        seen: set[tuple[str, str, str]] = set()
         for rule in data.conditional:
+            key = (str(rule["sqref"]), str(rule["type"]), str(rule["formulas"]))
+            if key in seen:
+                continue
+            seen.add(key)
             artifact = self.conditional(sheet, rule)
             out.append(artifact.placeholder or "")
         return out
@@ -739,12 +745,12 @@ class _Builder:
         else:
             condition = _words(kind)
         if rule["visual"]:
-            effect = _words(rule["visual"])
-            if rule["icon_set"]:
-                effect += f" ({rule['icon_set']})"
+            effect = _words(rule["visual"]) + (f" ({rule['icon_set']})" if rule["icon_set"] else "")
+            condition = "every value" if condition == effect.split(" (")[0] else condition
+            text = f"Conditional formatting on {label}!{rule['sqref']}: {effect} over {condition}"
         else:
             effect = ", ".join(f"{k} {v}" for k, v in rule["style"].items()) or "a format"
-        text = f"Conditional formatting on {label}!{rule['sqref']}: {condition} -> {effect}"
+            text = f"Conditional formatting on {label}!{rule['sqref']}: {condition} -> {effect}"
         facts = {**rule, "sheet": sheet.name, "condition": condition, "effect": effect}
         return self.add(
             "cf",

@@ -23,31 +23,17 @@ THEME_ORDER = (
     "folHlink",
 )
 
-NAMED = {
-    "black": (0, 0, 0),
-    "white": (255, 255, 255),
-    "red": (255, 0, 0),
-    "dark red": (192, 0, 0),
-    "light red": (255, 199, 206),
-    "orange": (255, 192, 0),
-    "light orange": (252, 228, 214),
-    "yellow": (255, 255, 0),
-    "light yellow": (255, 242, 204),
-    "green": (0, 176, 80),
-    "dark green": (0, 97, 0),
-    "light green": (198, 239, 206),
-    "blue": (0, 112, 192),
-    "dark blue": (31, 73, 125),
-    "light blue": (221, 235, 247),
-    "purple": (112, 48, 160),
-    "light purple": (228, 223, 236),
-    "grey": (128, 128, 128),
-    "light grey": (217, 217, 217),
-    "dark grey": (64, 64, 64),
-    "pink": (255, 153, 204),
-    "teal": (0, 128, 128),
-    "brown": (153, 102, 51),
-}
+HUES = (
+    (15, "red"),
+    (40, "orange"),
+    (70, "yellow"),
+    (165, "green"),
+    (195, "teal"),
+    (255, "blue"),
+    (290, "purple"),
+    (345, "pink"),
+    (360, "red"),
+)
 
 
 def theme_colors(theme: etree._Element | None) -> list[str]:
@@ -95,9 +81,22 @@ def resolve(element: etree._Element | None, theme: list[str]) -> str | None:
 
 
 def name(hex_rgb: str) -> str:
-    """The nearest plain colour name for 'RRGGBB'."""
-    rgb = tuple(int(hex_rgb[i : i + 2], 16) for i in (0, 2, 4))
-    return min(NAMED, key=lambda n: sum((a - b) ** 2 for a, b in zip(NAMED[n], rgb, strict=True)))
+    """A plain colour name for 'RRGGBB' from its hue, lightness and saturation."""
+    red, green, blue = (int(hex_rgb[i : i + 2], 16) / 255 for i in (0, 2, 4))
+    hue, light, sat = colorsys.rgb_to_hls(red, green, blue)
+    if sat < 0.15 or light < 0.08 or light > 0.95:
+        if light < 0.15:
+            return "black"
+        if light > 0.93:
+            return "white"
+        return "light grey" if light > 0.7 else "dark grey" if light < 0.35 else "grey"
+    degrees = hue * 360
+    base = next(word for limit, word in HUES if degrees < limit or limit == 360)
+    if light > 0.75:
+        return f"light {base}"
+    if light < 0.3:
+        return f"dark {base}"
+    return base
 
 
 def describe(hex_rgb: str) -> str:

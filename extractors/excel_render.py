@@ -7,6 +7,7 @@ cues for fills, font colours, merges; rows set apart by borders (totals) say so.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
 from openpyxl.utils.cell import get_column_letter
@@ -42,6 +43,8 @@ class CellRenderer:
         self.style_of = style_of
         self.placeholders = placeholders
         self.merged_at = {(b[0], b[1]): b for b in merged}
+        fonts = Counter(style_of(cell.style).font_color for cell in cells.values())
+        self.usual_font = fonts.most_common(1)[0][0] if fonts else None
         self.covered = {
             (row, col)
             for b in merged
@@ -60,7 +63,7 @@ class CellRenderer:
             mark = "**" if style.bold else ""
             mark += "*" if style.italic else ""
             shown = f"{mark}{shown}{mark[::-1]}"
-        cues = style.cues()
+        cues = style.cues(self.usual_font)
         if point in self.merged_at:
             cues.append(f"merged {range_ref(self.merged_at[point])}")
         if cues:

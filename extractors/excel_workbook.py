@@ -65,11 +65,12 @@ class CellStyle:
     border_top: str | None = None
     border_bottom: str | None = None
 
-    def cues(self) -> list[str]:
+    def cues(self, usual_font: str | None = None) -> list[str]:
+        """Formatting that carries meaning; the sheet's usual font colour is not repeated."""
         out = []
         if self.fill:
             out.append(f"fill {excel_colors.describe(self.fill)}")
-        if self.font_color and self.font_color not in ("000000",):
+        if self.font_color and self.font_color not in ("000000", usual_font):
             out.append(f"font {excel_colors.describe(self.font_color)}")
         if self.underline:
             out.append("underlined")

@@ -24,6 +24,7 @@ GROUP_VIEWS: dict[str, Callable[[Artifact], bool]] = {
     "no-metadata": lambda a: a.category == "Metadata",
     "no-comments": lambda a: a.kind in ("comment", "comment-reply"),
     "no-notes": lambda a: a.category == "Slide Note",
+    "values-only": lambda a: a.category == "Formula",
 }
 
 
