@@ -275,7 +275,7 @@ class _Builder:
             else:
                 formula_text = f"={cell.formula}"
                 what = "formula"
-            text = f"{shown} ({what} {cell.ref}: {formula_text})".strip()
+            text = f"{shown} ({what} {label}!{cell.ref}: {formula_text})".strip()
             facts = {
                 "sheet": sheet.name,
                 "cell": cell.ref,
@@ -414,13 +414,13 @@ class _Builder:
             lines.append(f"Table style: {table['style']}")
         columns = ", ".join(c["name"] for c in table["columns"])
         lines.append(f"Declared columns: {columns}")
+        if table["totals_rows"]:
+            lines.append("The table has a totals row")
         for column in table["columns"]:
             if column["formula"]:
                 lines.append(f"Calculated column '{column['name']}': ={column['formula']}")
-            if column["totals_function"]:
+            if column["totals_function"] and table["totals_rows"]:
                 lines.append(f"Totals row of '{column['name']}': {column['totals_function']}")
-        if table["totals_rows"]:
-            lines.append("The table has a totals row")
         text = "\n".join(lines) + "\n\n" + grid(renderer, box, header, MAX_ROWS)
         data = self.data[sheet.name]
         facts = {

@@ -15,6 +15,32 @@ from generators.draft import candidate, quote
 ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}
 
 
+def _unique(document: Document, artifact: Artifact, value: str, values) -> bool:
+    """True when no other artifact of the same kind gives the same answer (else ambiguous)."""
+    return all(
+        value not in values(other)
+        for other in document.artifacts
+        if other.kind == artifact.kind and other.id != artifact.id
+    )
+
+
+def _chart_values(artifact: Artifact) -> list[str]:
+    facts = artifact.facts
+    out = [facts.get("title") or "", facts.get("type_label", "")]
+    out += [axis.get("title") or "" for axis in facts.get("axes", [])]
+    return out + [str(facts.get("legend", {}).get("position"))]
+
+
+def _pivot_values(artifact: Artifact) -> list[str]:
+    facts = artifact.facts
+    out = [d["aggregation"] for d in facts.get("data_fields", [])]
+    return out + [", ".join(facts.get("row_fields", [])), str(facts.get("source"))]
+
+
+def _style_values(artifact: Artifact) -> list[str]:
+    return [artifact.facts.get("style") or ""]
+
+
 def _on(artifact: Artifact) -> str:
     return f"sheet '{artifact.facts.get('sheet', '')}'"
 
@@ -108,7 +134,7 @@ def table(document: Document, artifact: Artifact) -> list[Candidate]:
             anchor=[name],
         )
     )
-    if facts.get("style"):
+    if facts.get("style") and _unique(document, artifact, facts["style"], _style_values):
         out.append(
             candidate(
                 document,
@@ -181,9 +207,9 @@ def formula(document: Document, artifact: Artifact) -> list[Candidate]:
             artifact,
             "formula-text",
             f"What formula is entered in {where}?",
-            [f"{where.capitalize()} contains the formula {facts['formula']}."],
+            [f"{where[0].upper()}{where[1:]} contains the formula {facts['formula']}."],
             value=facts["formula"],
-            anchor=[facts["cell"]],
+            anchor=[artifact.locator],
         )
     ]
     if facts.get("sheets"):
@@ -195,7 +221,7 @@ def formula(document: Document, artifact: Artifact) -> list[Candidate]:
                 f"Which other sheet does the formula in {where} read from?",
                 [f"The formula in {where} refers to the sheet '{facts['sheets'][0]}'."],
                 value=facts["sheets"][0],
-                anchor=[facts["cell"]],
+                anchor=[artifact.locator],
             )
         )
     if facts.get("names"):
@@ -207,7 +233,7 @@ def formula(document: Document, artifact: Artifact) -> list[Candidate]:
                 f"Which defined name does the formula in {where} use?",
                 [f"The formula in {where} uses the name {facts['names'][0]}."],
                 value=facts["names"][0],
-                anchor=[facts["cell"]],
+                anchor=[artifact.locator],
             )
         )
     return out
@@ -218,6 +244,8 @@ def pivot(document: Document, artifact: Artifact) -> list[Candidate]:
     name = facts["name"]
     out = []
     for data_field in facts.get("data_fields", [])[:1]:
+        if not _unique(document, artifact, data_field["aggregation"], _pivot_values):
+            continue
         out.append(
             candidate(
                 document,
@@ -230,8 +258,8 @@ def pivot(document: Document, artifact: Artifact) -> list[Candidate]:
                 anchor=["Value field", data_field["name"]],
             )
         )
-    if facts.get("row_fields"):
-        fields = ", ".join(facts["row_fields"])
+    fields = ", ".join(facts.get("row_fields", []))
+    if fields and _unique(document, artifact, fields, _pivot_values):
         out.append(
             candidate(
                 document,
@@ -243,7 +271,7 @@ def pivot(document: Document, artifact: Artifact) -> list[Candidate]:
                 anchor=["Row fields"],
             )
         )
-    if facts.get("source"):
+    if facts.get("source") and _unique(document, artifact, str(facts["source"]), _pivot_values):
         out.append(
             candidate(
                 document,
@@ -262,7 +290,11 @@ def chart(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     where = f"the chart placed over {facts.get('anchor_range', '')} on {_on(artifact)}"
     out = []
-    if facts.get("title") and not facts.get("title_automatic"):
+
+    def unique(value: str) -> bool:
+        return _unique(document, artifact, value, _chart_values)
+
+    if facts.get("title") and not facts.get("title_automatic") and unique(facts["title"]):
         out.append(
             candidate(
                 document,
@@ -274,19 +306,20 @@ def chart(document: Document, artifact: Artifact) -> list[Candidate]:
                 anchor=["Chart title"],
             )
         )
-    out.append(
-        candidate(
-            document,
-            artifact,
-            "chart-type",
-            f"What type of chart is {where}?",
-            [f"It is a {facts['type_label']}."],
-            value=facts["type_label"],
-            anchor=["Chart type"],
+    if unique(facts["type_label"]):
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "chart-type",
+                f"What type of chart is {where}?",
+                [f"It is a {facts['type_label']}."],
+                value=facts["type_label"],
+                anchor=["Chart type"],
+            )
         )
-    )
     for axis in facts.get("axes", []):
-        if axis.get("title"):
+        if axis.get("title") and unique(axis["title"]):
             side = "secondary " if axis.get("secondary") else ""
             label = f"{side}{axis['orientation']} axis title"
             out.append(
@@ -319,7 +352,7 @@ def chart(document: Document, artifact: Artifact) -> list[Candidate]:
                 )
             )
     legend = facts.get("legend", {})
-    if legend.get("present"):
+    if legend.get("present") and unique(str(legend.get("position"))):
         out.append(
             candidate(
                 document,
@@ -451,13 +484,25 @@ def validation(document: Document, artifact: Artifact) -> list[Candidate]:
 def conditional_format(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     first = str(facts["sqref"]).split()[0]
+    where = f"{first} on {_on(artifact)}"
+    if facts.get("visual"):
+        return [
+            candidate(
+                document,
+                artifact,
+                "conditional-format",
+                f"What kind of conditional formatting is applied to {where}?",
+                [f"The range shows values as a {facts['effect']}."],
+                value=facts["effect"],
+                anchor=["Conditional formatting", first],
+            )
+        ]
     return [
         candidate(
             document,
             artifact,
             "conditional-format",
-            f"What condition triggers the conditional formatting applied to {first} on "
-            f"{_on(artifact)}?",
+            f"What condition triggers the conditional formatting applied to {where}?",
             [f"The rule applies when: {facts['condition']} ({facts['effect']})."],
             value=facts["condition"],
             anchor=["Conditional formatting", first],
