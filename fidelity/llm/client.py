@@ -35,6 +35,7 @@ from fidelity.store import RunStore
 
 ROLE_STAGE = {"generator": "generate", "answerer": "filter", "judge": "filter", "grader": "grade"}
 MAX_RETRY_AFTER = 600.0
+WIRE_KEYS = ("model", "messages", "response_format")
 REPAIR = (
     "Your previous reply could not be used: {problem}. "
     "Reply again with only the JSON object that matches the schema."
@@ -251,12 +252,13 @@ class ModelClient:
             return Reply(record_id=key, pending=True)
         if self._disabled:
             return Reply(record_id=key, error=self._disabled)
+        body = self.wire_body(model, messages, schema, params, self.mode)
         refusal = self.accounting.reserve()
         if refusal:
             self.say_once(f"{refusal}: no new model calls will be made in this run")
             return Reply(record_id=key, error=f"not called: {refusal}")
         with self._slots:
-            response, usage, error, mode = self._send(model, messages, schema, params)
+            response, usage, error, mode = self._send(body, messages, schema)
         request["response_format"] = mode
         if response is None:
             self.accounting.add_failure(stage, model)
@@ -268,19 +270,18 @@ class ModelClient:
         return _reply(response, key, cached=False)
 
     def _send(
-        self,
-        model: str,
-        messages: list[Message],
-        schema: type[BaseModel] | None,
-        params: dict[str, Any],
+        self, body: dict[str, Any], messages: list[Message], schema: type[BaseModel] | None
     ) -> tuple[dict[str, Any] | None, dict[str, Any], str, str]:
         """(response, usage, error, structured-output mode used), retrying transient failures."""
         import openai
 
         attempt = 0
+        mode = self.mode
         while True:
-            mode = self.mode
-            body = self.wire_body(model, messages, schema, params, mode)
+            if mode != self.mode:  # the format was stepped down: rebuild the body
+                mode = self.mode
+                params = {k: v for k, v in body.items() if k not in WIRE_KEYS}
+                body = self.wire_body(body["model"], messages, schema, params, mode)
             try:
                 completion = self.api().chat.completions.create(
                     **body, timeout=self.settings.timeout

@@ -36,7 +36,7 @@ class ImageLoader:
         self.root = root
         self.max_side = max_side
         self._lock = threading.Lock()
-        self._hashes: dict[Path, str] = {}
+        self._hashes: dict[tuple[Path, int, int], str] = {}
 
     def resolve(self, path: str | Path) -> Path:
         candidate = Path(path)
@@ -44,10 +44,15 @@ class ImageLoader:
 
     def sha256(self, path: str | Path) -> str:
         resolved = self.resolve(path)
+        try:
+            stat = resolved.stat()
+        except OSError as error:
+            raise ImageUnavailable(f"{resolved.name}: {error.strerror or error}") from error
+        marker = (resolved, stat.st_mtime_ns, stat.st_size)
         with self._lock:
-            if resolved not in self._hashes:
-                self._hashes[resolved] = hashlib.sha256(resolved.read_bytes()).hexdigest()
-            return self._hashes[resolved]
+            if marker not in self._hashes:
+                self._hashes[marker] = hashlib.sha256(resolved.read_bytes()).hexdigest()
+            return self._hashes[marker]
 
     def sendable(self, path: str | Path | None) -> bool:
         if not path:
