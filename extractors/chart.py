@@ -258,11 +258,27 @@ def _chart_groups(plot_area: etree._Element) -> list[dict[str, Any]]:
     return groups
 
 
-def _axis(element: etree._Element, secondary: bool) -> dict[str, Any]:
+def _orientation(element: etree._Element, groups: list[dict[str, Any]]) -> str:
+    """Where an axis runs: category axes follow the bar direction, value axes lie across them.
+
+    axPos is only trusted for charts without a category axis (scatter, bubble), since
+    some writers leave it at its default.
+    """
+    kind = _local(element)
+    if kind == "serAx":
+        return "depth"
+    axis_id = _val(element, "c:axId")
+    group = next((g for g in groups if axis_id in g.get("axis_ids", [])), None)
+    across = group is not None and group.get("bar_direction") == "bar"
+    if kind in ("catAx", "dateAx"):
+        return "vertical" if across else "horizontal"
+    if group is not None and group["type"] not in ("scatter", "bubble"):
+        return "horizontal" if across else "vertical"
+    return "horizontal" if (_val(element, "c:axPos") or "") in ("b", "t") else "vertical"
+
+
+def _axis(element: etree._Element, orientation: str, secondary: bool) -> dict[str, Any]:
     position = _val(element, "c:axPos") or ""
-    orientation = "horizontal" if position in ("b", "t") else "vertical"
-    if _local(element) == "serAx":
-        orientation = "depth"
     title = element.find("c:title", NS)
     scaling = element.find("c:scaling", NS)
     axis: dict[str, Any] = {
@@ -293,18 +309,15 @@ def _title_text(title: etree._Element) -> str | None:
     return points[0] if points else None
 
 
-def _axes(plot_area: etree._Element) -> list[dict[str, Any]]:
+def _axes(plot_area: etree._Element, groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
     axes = []
     seen: dict[str, int] = {}
     for element in plot_area:
         if _local(element) not in ("catAx", "valAx", "dateAx", "serAx"):
             continue
-        position = _val(element, "c:axPos") or ""
-        key = "h" if position in ("b", "t") else "v"
-        if _local(element) == "serAx":
-            key = "d"
-        seen[key] = seen.get(key, 0) + 1
-        axes.append(_axis(element, secondary=seen[key] > 1))
+        orientation = _orientation(element, groups)
+        seen[orientation] = seen.get(orientation, 0) + 1
+        axes.append(_axis(element, orientation, secondary=seen[orientation] > 1))
     return axes
 
 
@@ -347,7 +360,7 @@ def parse_chart(package: Package, part: str) -> dict[str, Any]:
         type_label=" + ".join(dict.fromkeys(g["label"] for g in groups)) or "chart",
         three_d=any(g["three_d"] for g in groups),
         series=series,
-        axes=_axes(plot_area) if plot_area is not None else [],
+        axes=_axes(plot_area, groups) if plot_area is not None else [],
         data_labels=labels,
         style=_val(root, "c:style"),
     )
