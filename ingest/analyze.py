@@ -1,0 +1,173 @@
+"""Everything ingest learns about one file on its own: format, conversion, probe, size, language.
+
+The result depends only on the file's bytes and a few settings, so it is cached
+as JSON under `<out>/ingest/` by sha256: a second run re-reads the cache and
+neither converts nor parses again. Corpus-level decisions (near-duplicates,
+ranking) are made later from these records.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fidelity.hashing import file_sha256
+from fidelity.xmlsafe import Package, UnsafePackage
+from ingest import probe_excel, probe_powerpoint, probe_word
+from ingest.language import identify
+from ingest.prepare import NotReadable, needs_libreoffice, prepare
+from ingest.probe import Probe, metadata
+from ingest.settings import IngestSettings
+from ingest.size import size_metadata
+from ingest.sniff import sniff
+from ingest.unoserver_pool import Converter
+
+ANALYSIS_VERSION = 1
+PROBES = {"word": probe_word, "excel": probe_excel, "powerpoint": probe_powerpoint}
+
+
+@dataclass
+class FileRecord:
+    """One input file as ingest sees it; `decision` fields are filled by curation and ranking."""
+
+    path: str
+    sha256: str
+    bytes: int
+    extension: str
+    container: str = ""
+    app: str | None = None
+    format: str | None = None
+    strict: bool = False
+    template_type: bool = False
+    converted_from: str | None = None
+    ooxml: str | None = None
+    extension_mismatch: str | None = None
+    problem: str | None = None
+    problem_code: str | None = None
+    text: str = ""
+    text_chars: int = 0
+    placeholder_fraction: float = 0.0
+    categories: dict[str, int] = field(default_factory=dict)
+    features: dict[str, Any] = field(default_factory=dict)
+    language: str = "und"
+    language_score: float = 0.0
+    size: dict[str, Any] = field(default_factory=dict)
+    domain: str = ""
+    decision: str = "keep"
+    reason_code: str = ""
+    reason: str = ""
+    duplicate_of: str | None = None
+    elo: float | None = None
+    rank: int | None = None
+
+    def drop(self, code: str, reason: str) -> None:
+        if self.decision == "keep":
+            self.decision, self.reason_code, self.reason = "drop", code, reason
+
+    @property
+    def kept(self) -> bool:
+        return self.decision == "keep"
+
+
+def _cache_key(settings: IngestSettings, converter: Converter | None) -> str:
+    pdf = settings.word_pages_from_pdf and converter is not None
+    return f"v{ANALYSIS_VERSION}-pdf{int(pdf)}-min{settings.language_min_words}"
+
+
+def analyze(
+    path: Path,
+    out: Path,
+    settings: IngestSettings,
+    converter: Converter | None,
+    sha256: str | None = None,
+) -> FileRecord:
+    """The per-file record of `path`, from the cache when this file was analysed before."""
+    sha = sha256 or file_sha256(path)
+    cache = out / "ingest" / f"{sha}.json"
+    key = _cache_key(settings, converter)
+    if cache.is_file():
+        stored = json.loads(cache.read_text())
+        if stored.pop("cache_key", "") == key:
+            record = FileRecord(**stored)
+            if record.converted_from is None and record.ooxml:
+                record.ooxml = str(path)
+            record.path = str(path)
+            return record
+    record = _analyze(path, sha, out, settings, converter)
+    # A later run may have LibreOffice: failures that depend on it are not cached.
+    lacking = record.problem_code == "conversion_failed" or "failed" in record.size.get(
+        "source", ""
+    )
+    if not lacking:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        temporary = cache.with_suffix(".tmp")
+        temporary.write_text(json.dumps({**asdict(record), "cache_key": key}, ensure_ascii=False))
+        temporary.replace(cache)
+    return record
+
+
+def _analyze(
+    path: Path, sha: str, out: Path, settings: IngestSettings, converter: Converter | None
+) -> FileRecord:
+    record = FileRecord(
+        path=str(path),
+        sha256=sha,
+        bytes=path.stat().st_size,
+        extension=path.suffix.lower().lstrip("."),
+    )
+    sniffed = sniff(path)
+    record.container, record.app, record.format = sniffed.container, sniffed.app, sniffed.format
+    record.strict, record.template_type = sniffed.strict, sniffed.template
+    record.extension_mismatch = sniffed.extension_mismatch
+    if sniffed.problem:
+        record.problem, record.problem_code = sniffed.problem, sniffed.code
+        return record
+    if record.bytes > settings.max_file_mb * 1e6:
+        record.problem = (
+            f"file is {record.bytes / 1e6:.1f} MB, over the {settings.max_file_mb} MB limit"
+        )
+        record.problem_code = "too_large"
+        return record
+    if needs_libreoffice(sniffed) and converter is None:
+        record.problem = f"{sniffed.format} needs LibreOffice, which this run does not use"
+        record.problem_code = "conversion_failed"
+        return record
+    try:
+        ooxml, record.converted_from = prepare(path, sniffed, out / "converted", converter, sha)
+    except NotReadable as error:
+        record.problem, record.problem_code = str(error), "conversion_failed"
+        return record
+    record.ooxml = str(ooxml)
+    assert record.app is not None
+    try:
+        probe = _probe(ooxml, record.app)
+    except (zipfile.BadZipFile, UnsafePackage, ValueError, KeyError, OSError) as error:
+        record.problem = f"unreadable package: {type(error).__name__}: {error}"
+        record.problem_code = "corrupt"
+        return record
+    record.text = probe.text
+    record.text_chars = probe.content_chars
+    record.placeholder_fraction = round(probe.placeholder_fraction, 4)
+    record.categories, record.features = probe.categories, probe.features
+    record.language, record.language_score = identify(probe.text, settings.language_min_words)
+    pdf_converter = converter if settings.word_pages_from_pdf else None
+    record.size = size_metadata(record.app, probe, ooxml, pdf_converter)
+    return record
+
+
+def _probe(ooxml: Path, app: str) -> Probe:
+    probe = Probe(app=app)
+    with Package(ooxml) as package:
+        count, values = metadata(package)
+        if app != "excel":  # Excel's taxonomy has no metadata category
+            probe.categories["Metadata"] = count
+        probe.features.update(
+            producer=values.get("app.Application", ""),
+            has_title=bool(values.get("title")),
+            has_author=bool(values.get("creator")),
+        )
+        PROBES[app].fill(package, probe, values)
+    return probe

@@ -1,0 +1,166 @@
+"""The corpus-level ingest pass: analyse every file, curate, rank Word, write the corpus files.
+
+`ingest_corpus(inputs, out, config)` returns a `Corpus` whose records say, for
+each input file, keep or drop (with reason code and reason) and which OOXML file
+to extract (`ooxml`: the file itself, or its cached conversion). It writes
+`out/corpus.jsonl` (one row per file), `out/corpus.md` (the curator's report)
+and `out/ingest/comparisons.jsonl` (every ranking comparison, with the judge).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from fidelity.config import Config
+from fidelity.hashing import file_sha256
+from ingest.analyze import FileRecord, analyze
+from ingest.curate import curate
+from ingest.discover import discover
+from ingest.rank import HeuristicJudge, Judge, Ranking, assign_domains, rank_word
+from ingest.report import corpus_markdown
+from ingest.settings import IngestSettings
+from ingest.unoserver_pool import Converter, shared_converter
+
+CORPUS_JSONL = "corpus.jsonl"
+CORPUS_MD = "corpus.md"
+COMPARISONS = "ingest/comparisons.jsonl"
+ROW_FIELDS = (
+    "path",
+    "sha256",
+    "bytes",
+    "app",
+    "format",
+    "container",
+    "strict",
+    "converted_from",
+    "ooxml",
+    "extension_mismatch",
+    "decision",
+    "reason_code",
+    "reason",
+    "duplicate_of",
+    "language",
+    "language_score",
+    "text_chars",
+    "placeholder_fraction",
+    "categories",
+    "domain",
+    "elo",
+    "rank",
+)
+
+
+@dataclass
+class Corpus:
+    """Ingest's answer for a set of input files."""
+
+    records: list[FileRecord]
+    ranking: Ranking
+    settings: IngestSettings
+
+    def kept(self) -> list[FileRecord]:
+        return [record for record in self.records if record.kept]
+
+    def dropped(self) -> list[FileRecord]:
+        return [record for record in self.records if not record.kept]
+
+    def row(self, record: FileRecord) -> dict[str, Any]:
+        """The corpus.jsonl row of a file."""
+        row = {name: getattr(record, name) for name in ROW_FIELDS}
+        row["size"] = {key: record.size.get(key) for key in ("unit", "count", "source")}
+        row["bucket"] = record.size.get("bucket")
+        row["rank_judge"] = self.ranking.judge if record.elo is not None else None
+        return row
+
+
+def _analyze_all(
+    files: list[Path],
+    out: Path,
+    settings: IngestSettings,
+    converter: Converter | None,
+    progress: bool,
+) -> list[FileRecord]:
+    """One analysis per distinct content (identical files share it), in parallel."""
+    shas = {path: file_sha256(path) for path in files}
+    first: dict[str, Path] = {}
+    for path in files:
+        first.setdefault(shas[path], path)
+
+    def one(path: Path) -> FileRecord:
+        return analyze(path, out, settings, converter, shas[path])
+
+    with ThreadPoolExecutor(max(1, settings.servers)) as pool:
+        done = list(
+            tqdm(
+                pool.map(one, first.values()),
+                total=len(first),
+                desc="ingest",
+                unit="file",
+                file=sys.stderr,
+                disable=not progress or None,
+            )
+        )
+    by_sha = {record.sha256: record for record in done}
+    records = []
+    for path in files:
+        record = by_sha[shas[path]]
+        if record.path != str(path):
+            ooxml = record.ooxml if record.converted_from else str(path)
+            record = replace(record, path=str(path), ooxml=ooxml)
+        records.append(record)
+    return records
+
+
+def ingest_corpus(
+    inputs: Iterable[Path],
+    out: Path,
+    config: Config,
+    *,
+    settings: IngestSettings | None = None,
+    converter: Converter | None = None,
+    use_libreoffice: bool = True,
+    judge: Judge | None = None,
+    labeler: Callable[[FileRecord], str] | None = None,
+    progress: bool = True,
+) -> Corpus:
+    """Run discovery, conversion, curation and ranking over the inputs; write the corpus files.
+
+    LibreOffice work goes to `converter`, else to the process-wide shared converter
+    (started on first need; `use_libreoffice=False` runs without it: files that need
+    a conversion are dropped as conversion_failed, Word pages come from app.xml).
+    """
+    settings = settings or IngestSettings.from_config(config)
+    out.mkdir(parents=True, exist_ok=True)
+    if converter is None and use_libreoffice:
+        converter = shared_converter(settings.servers, settings.conversion_timeout)
+    files = discover(inputs)
+    records = _analyze_all(files, out, settings, converter, progress)
+    curate(records, settings)
+    assign_domains(records, settings, labeler)
+    ranking = rank_word(records, settings, judge or HeuristicJudge())
+    corpus = Corpus(records, ranking, settings)
+    write_corpus(corpus, out)
+    return corpus
+
+
+def write_corpus(corpus: Corpus, out: Path) -> None:
+    _write_lines(out / CORPUS_JSONL, [corpus.row(record) for record in corpus.records])
+    _write_lines(out / COMPARISONS, corpus.ranking.comparisons)
+    (out / CORPUS_MD).write_text(corpus_markdown(corpus.records, corpus.ranking, corpus.settings))
+
+
+def _write_lines(path: Path, rows: list[dict[str, Any]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".tmp")
+    with temporary.open("w") as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
+    temporary.replace(path)

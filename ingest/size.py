@@ -1,0 +1,68 @@
+"""Size metadata and the paper's Small/Medium/Long buckets.
+
+Word is measured in pages (counted on a LibreOffice PDF rendering when one is
+available, else docProps/app.xml, else estimated from the word count),
+PowerPoint in slides, Excel in worksheets.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from ingest.probe import Probe
+from ingest.uno_env import LibreOfficeUnavailable
+from ingest.unoserver_pool import ConversionError, Converter
+
+UNITS = {"word": "pages", "excel": "sheets", "powerpoint": "slides"}
+# Upper bounds of Small and Medium per application (Long is above the second).
+BUCKETS = {"word": (10, 30), "powerpoint": (10, 30), "excel": (3, 8)}
+WORDS_PER_PAGE = 500
+PAGES_COUNT = re.compile(
+    rb"/Type\s*/Pages\b[^>]*?/Count\s+(\d+)|/Count\s+(\d+)[^>]*?/Type\s*/Pages\b"
+)
+
+
+def bucket(app: str, count: int | None) -> str | None:
+    if count is None:
+        return None
+    small, medium = BUCKETS[app]
+    return "Small" if count <= small else "Medium" if count <= medium else "Long"
+
+
+def pdf_pages(pdf: bytes) -> int | None:
+    """Page count of a PDF: the largest /Count of its page-tree nodes (the root's)."""
+    counts = [int(a or b) for a, b in PAGES_COUNT.findall(pdf)]
+    return max(counts) if counts else None
+
+
+def size_metadata(
+    app: str, probe: Probe, ooxml: Path, converter: Converter | None
+) -> dict[str, Any]:
+    """{"unit", "count", "source", "bucket"} for one file."""
+    features = probe.features
+    count: int | None
+    if app == "excel":
+        count, source = features.get("sheets"), "workbook.xml"
+    elif app == "powerpoint":
+        count, source = features.get("slides"), "presentation.xml"
+    else:
+        count, source = _word_pages(probe, ooxml, converter)
+    return {"unit": UNITS[app], "count": count, "source": source, "bucket": bucket(app, count)}
+
+
+def _word_pages(probe: Probe, ooxml: Path, converter: Converter | None) -> tuple[int | None, str]:
+    failure = ""
+    if converter is not None:
+        try:
+            pages = pdf_pages(converter.to_pdf(ooxml, "word"))
+        except (ConversionError, LibreOfficeUnavailable) as error:
+            failure = f" (rendering failed: {error})"
+        else:
+            if pages:
+                return pages, "rendered PDF"
+    if probe.features.get("pages_app"):
+        return probe.features["pages_app"], "docProps/app.xml" + failure
+    words = len(probe.text.split())
+    return max(1, -(-words // WORDS_PER_PAGE)), f"estimate ({WORDS_PER_PAGE} words/page)" + failure
