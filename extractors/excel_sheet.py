@@ -223,6 +223,9 @@ def _read_row(element, data: SheetData, workbook: Workbook, shared: _SharedFormu
         row_number = int(element.get("r", "0")) or data.max_row + 1
     except ValueError:
         row_number = data.max_row + 1
+    if data.truncated_at_row is not None and row_number > data.truncated_at_row:
+        _count_row(element, data, row_number)
+        return
     col_number = 0
     for cell_element in element:
         if local(cell_element) != "c":
@@ -262,6 +265,21 @@ def _read_row(element, data: SheetData, workbook: Workbook, shared: _SharedFormu
             style=style,
             error=error,
         )
+
+
+def _count_row(element, data: SheetData, row_number: int) -> None:
+    """A row past the rendering cap: only counted (no value parsing, no formula translation)."""
+    for cell_element in element:
+        children = {local(child) for child in cell_element}
+        if "f" in children:
+            data.formulas_seen += 1
+        if children & {"v", "is", "f"}:
+            data.cells_seen += 1
+            data.max_row = max(data.max_row, row_number)
+            try:
+                data.max_col = max(data.max_col, parse_ref(cell_element.get("r", ""))[1])
+            except ValueError:
+                continue
 
 
 def _validation(element) -> dict[str, object]:
