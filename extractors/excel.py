@@ -133,7 +133,13 @@ class _Builder:
             self.sheet_section(sheet)
         self.defined_names()
         self.document.body = "\n\n".join(self.body)
-        self.document.size = {"sheets": len(sheets), "bucket": size_bucket(len(sheets))}
+        hidden = sum(1 for sheet in sheets if sheet.state != "visible")
+        self.document.size = {
+            "unit": "sheets",
+            "count": len(sheets),
+            "hidden_sheets": hidden,
+            "bucket": size_bucket(len(sheets)),
+        }
 
     def sheet_artifact(self, sheet: SheetInfo, count: int) -> Artifact:
         data = self.data.get(sheet.name)
