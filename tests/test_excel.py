@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -244,3 +245,49 @@ def test_chart_sheets_images_and_corrupt_part(tmp_path: Path) -> None:
         assert str(error)
     else:
         assert partial.notes
+
+
+THREAD_NS = "http://schemas.microsoft.com/office/spreadsheetml/2018/threadedcomments"
+REL_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
+
+
+def test_threaded_comment_with_reply(tmp_path: Path) -> None:
+    book = Workbook()
+    book.active["A1"] = 1250
+    plain = tmp_path / "plain.xlsx"
+    book.save(plain)
+    threaded = (
+        f'<ThreadedComments xmlns="{THREAD_NS}">'
+        '<threadedComment ref="A1" personId="{P1}" id="{C1}"><text>Check this figure</text>'
+        '</threadedComment><threadedComment ref="A1" personId="{P2}" id="{C2}" parentId="{C1}">'
+        "<text>Confirmed with finance</text></threadedComment></ThreadedComments>"
+    )
+    people = (
+        f'<personList xmlns="{THREAD_NS}"><person displayName="Ann Lee" id="{{P1}}"/>'
+        '<person displayName="Raj Patel" id="{P2}"/></personList>'
+    )
+    sheet_rels = (
+        f'<Relationships xmlns="{REL_NS}"><Relationship Id="rId9" '
+        'Type="http://schemas.microsoft.com/office/2017/10/relationships/threadedComment" '
+        'Target="../threadedComments/threadedComment1.xml"/></Relationships>'
+    )
+    path = tmp_path / "threaded.xlsx"
+    with zipfile.ZipFile(plain) as source, zipfile.ZipFile(path, "w") as target:
+        for info in source.infolist():
+            data = source.read(info.filename)
+            if info.filename == "xl/_rels/workbook.xml.rels":
+                data = data.replace(
+                    b"</Relationships>",
+                    b'<Relationship Id="rId99" Type="http://schemas.microsoft.com/office/2017/10/'
+                    b'relationships/person" Target="persons/person.xml"/></Relationships>',
+                )
+            target.writestr(info.filename, data)
+        target.writestr("xl/threadedComments/threadedComment1.xml", threaded)
+        target.writestr("xl/persons/person.xml", people)
+        target.writestr("xl/worksheets/_rels/sheet1.xml.rels", sheet_rels)
+    document = load(path, tmp_path)
+    (comment,) = kinds(document, "comment")
+    assert comment.facts["kind"] == "threaded" and comment.facts["author"] == "Ann Lee"
+    assert comment.facts["replies"][0]["author"] == "Raj Patel"
+    assert "Reply by Raj Patel: Confirmed with finance" in comment.text
+    assert comment.facts["cell_value"] == "1250"
