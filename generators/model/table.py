@@ -10,7 +10,7 @@ import re
 
 from pydantic import BaseModel
 
-from extractors.views import View, render
+from extractors.views import View, placed_ids, render
 from fidelity.config import GenerationBudget
 from fidelity.llm import ModelClient
 from fidelity.model import Artifact, Candidate, Document
@@ -42,24 +42,37 @@ def table_text(artifact: Artifact) -> str:
 
 
 def narrative(document: Document, artifact: Artifact, window: int = WINDOW) -> str:
-    """The rendered document around the table, every table left as a placeholder."""
+    """The rendered text around the table, every table shown as a placeholder.
+
+    A table placed in the body is read with the body (no annex sections); a table
+    placed nowhere is read with the other annex entries of its group.
+    """
     tables = {a.id for a in document.artifacts if a.modality == "table"}
     marked = document.model_copy(
         update={
             "artifacts": [
-                a.model_copy(update={"fallback": TARGET if a.id == artifact.id else OTHER})
+                a.model_copy(update={"text": TARGET if a.id == artifact.id else OTHER})
                 if a.id in tables
                 else a
                 for a in document.artifacts
             ]
         }
     )
-    text = render(marked, View("table-context", exclude=frozenset(tables))).text
+    placed = placed_ids(document)
+    if artifact.id in placed:
+        unplaced = frozenset(a.id for a in document.artifacts if a.id not in placed)
+        view = View("table-context", exclude=unplaced)
+    else:
+        group = frozenset(
+            a.id for a in document.artifacts if a.group == artifact.group and a.id not in placed
+        )
+        view = View("table-context", include_only=group | placed)
+    text = render(marked, view).text
     at = text.find(TARGET)
     if at < 0:
         where = artifact.group or artifact.locator
-        return f"(This table is not placed in the running text; it is listed under: {where}.)"
-    start = text.rfind("\n", 0, max(0, at - window)) + 1 if at > window else 0
+        return f"(No text around this table; it is listed under: {where}.)"
+    start = text.rfind("\n", 0, at - window) + 1 if at > window else 0
     end = text.find("\n", at + len(TARGET) + window)
     return text[start : end if end >= 0 else len(text)].strip()
 
