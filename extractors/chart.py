@@ -12,6 +12,7 @@ from typing import Any
 
 from lxml import etree
 
+from extractors.excel_numfmt import format_value
 from fidelity.xmlsafe import Package
 
 C = "http://schemas.openxmlformats.org/drawingml/2006/chart"
@@ -438,22 +439,27 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _number(value: str) -> str:
-    """A cached number as Office shows it in General format (15 significant digits)."""
+def _number(value: str, code: str | None = None) -> str:
+    """A cached number as the chart shows it: its format code applied, else General."""
     try:
         number = float(value)
     except ValueError:
         return value
+    if code and code.lower() != "general":
+        return format_value(number, code)
     return f"{number:.15g}".replace("e+", "E+").replace("e-", "E-")
 
 
-def _points_text(categories: list[str | None], values: list[str | None]) -> str:
+def _points_text(series: dict[str, Any]) -> str:
+    categories: list[str | None] = series.get("categories", [])
+    values: list[str | None] = series.get("values", [])
     pairs = []
     for index, value in enumerate(values[:MAX_POINTS]):
         if value is None:
             continue
         label = categories[index] if index < len(categories) else None
-        pairs.append(f"{_one_line(label or str(index + 1))}={_number(value)}")
+        label = _number(label, series.get("categories_format")) if label else str(index + 1)
+        pairs.append(f"{_one_line(label)}={_number(value, series.get('values_format'))}")
     text = "; ".join(pairs)
     if len(values) > MAX_POINTS:
         text += f"; … ({len(values) - MAX_POINTS} more points not shown)"
@@ -474,7 +480,7 @@ def chart_text(facts: dict[str, Any]) -> str:
     lines.append(f"Chart type: {facts.get('type_label', 'chart')}")
     for ser in facts.get("series", []):
         name = _one_line(ser.get("name") or f"Series {ser.get('order', 0) + 1}")
-        points = _points_text(ser.get("categories", []), ser.get("values", []))
+        points = _points_text(ser)
         lines.append(
             f"Series '{name}': {points}" if points else f"Series '{name}': (no cached values)"
         )

@@ -37,7 +37,7 @@ def test_word_line_chart_series_and_sources() -> None:
     assert facts["legend"] == {"present": True, "position": "right", "overlay": False}
     text = chart_text(facts)
     assert "Chart type: line chart" in text.splitlines()
-    assert "Earth=149597890" in text
+    assert "Earth=149,597,890" in text
 
 
 def test_powerpoint_clustered_column_without_title() -> None:
