@@ -58,7 +58,7 @@ def extract(path: Path, document: Document, media_dir: Path) -> Document:
         artifacts = body.artifacts + boxes
         artifacts += _hyperlinks(body.links)
         artifacts += comments(package, root)
-        artifacts += headers_footers(package, root)
+        artifacts += headers_footers(package, root, media_dir)
         artifacts += videos(package, root)
         artifacts += _charts(package, root)
         paragraphs = read_paragraphs(root, styles)

@@ -34,6 +34,7 @@ class NoteRef:
     kind: str
     number: int
     text: str
+    passage: str = ""
 
 
 @dataclass
@@ -52,6 +53,7 @@ class _Walker:
         self.textboxes = textboxes
         self.placed_textboxes: set[str] = set()
         self.note_index = 0
+        self.notes_placed: set[tuple[str, str]] = set()
         self.ids = IdMaker()
         self.artifacts: list[Artifact] = []
         self.tables: list[tuple[str, Node]] = []
@@ -134,20 +136,26 @@ class _Walker:
         number = ref.number if ref else self.note_index
         artifact_id = f"{'fn' if kind == 'footnote' else 'en'}-{note_id}"
         passage = _tail_words(stringify(self.inlines_plain(before)), 12)
+        if ref is not None:
+            self.notes_placed.add((ref.kind, ref.id))
         self.artifacts.append(
-            Artifact(
-                id=artifact_id,
-                category="Footnote",
-                kind=kind,
-                modality="element",
-                locator=f"{kind} {number} in section '{self.heading}'",
-                text=f"[{kind.capitalize()} {number}: {text}]",
-                facts={"number": number, "text": text, "passage": passage, "note_kind": kind},
-                placeholder=placeholder_for(artifact_id),
-                group="Notes",
-            )
+            _note_artifact(artifact_id, kind, number, text, passage, f"section '{self.heading}'")
         )
         return {"t": "Str", "c": placeholder_for(artifact_id)}
+
+    def unplaced_notes(self) -> list[Artifact]:
+        """Notes pandoc did not emit (e.g. referenced from inside a text box), for the annex."""
+        out = []
+        for ref in self.notes:
+            if (ref.kind, ref.id) in self.notes_placed or not ref.text:
+                continue
+            artifact_id = f"{'fn' if ref.kind == 'footnote' else 'en'}-{ref.id}"
+            artifact = _note_artifact(
+                artifact_id, ref.kind, ref.number, ref.text, ref.passage, "a text box or frame"
+            )
+            artifact.placeholder = None
+            out.append(artifact)
+        return out
 
     def inlines_plain(self, items: list[Node]) -> list[Node]:
         return [node for node in items if node.get("t") != "Note"]
@@ -210,12 +218,16 @@ class _Walker:
         return textbox
 
     def table(self, node: Node) -> str:
-        content = node["c"]
         number = len(self.tables) + 1
         artifact_id = f"tbl-{number}"
-        rows = table_rows(content)
-        caption = " ".join(stringify(content[1][1]).split())
         self.tables.append((artifact_id, node))
+        node = {"t": "Table", "c": self._table_content(node["c"])}
+        self.tables[-1] = (artifact_id, node)
+        content = node["c"]
+        rows = [
+            [_PLACEHOLDERS.sub("", cell).strip() for cell in row] for row in table_rows(content)
+        ]
+        caption = " ".join(stringify(content[1][1]).split())
         self.artifacts.append(
             Artifact(
                 id=artifact_id,
@@ -234,6 +246,43 @@ class _Walker:
             )
         )
         return placeholder_for(artifact_id)
+
+    def _table_content(self, content: list[Any]) -> list[Any]:
+        """Cells walked like the body: notes, links, images and nested tables inside cells."""
+        attr, caption, colspecs, head, bodies, foot = content
+
+        def rows(items: list[Any]) -> list[Any]:
+            return [
+                [row[0], [[*cell[:4], self.blocks(cell[4])] for cell in row[1]]] for row in items
+            ]
+
+        return [
+            attr,
+            caption,
+            colspecs,
+            [head[0], rows(head[1])],
+            [[body[0], body[1], rows(body[2]), rows(body[3])] for body in bodies],
+            [foot[0], rows(foot[1])],
+        ]
+
+
+_PLACEHOLDERS = re.compile(r"⟦[^⟦⟧]+⟧")
+
+
+def _note_artifact(
+    artifact_id: str, kind: str, number: int, text: str, passage: str, where: str
+) -> Artifact:
+    return Artifact(
+        id=artifact_id,
+        category="Footnote",
+        kind=kind,
+        modality="element",
+        locator=f"{kind} {number} in {where}",
+        text=f"[{kind.capitalize()} {number}: {text}]",
+        facts={"number": number, "text": text, "passage": passage, "note_kind": kind},
+        placeholder=placeholder_for(artifact_id),
+        group="Notes",
+    )
 
 
 def _same(left: str, right: str) -> bool:
@@ -293,7 +342,8 @@ def convert(
         if artifact.kind == "table":
             artifact.html = tables_html.get(artifact.id, "")
             artifact.text = f"[Table {artifact.id}]\n{_one_row_per_line(artifact.html)}"
-    return BodyResult("\n\n".join(body), artifacts + walker.artifacts, walker.links)
+    artifacts += walker.artifacts + walker.unplaced_notes()
+    return BodyResult("\n\n".join(body), artifacts, walker.links)
 
 
 def _chunk(walker: _Walker, blocks: list[Node]) -> list[tuple[str, list[Node]]]:

@@ -4,6 +4,7 @@ headers and footers, text boxes, embedded video and charts."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from lxml import etree
 
@@ -37,12 +38,19 @@ def note_refs(package: Package, root: etree._Element) -> list[NoteRef]:
     }
     counters = {"footnote": 0, "endnote": 0}
     refs = []
+    paragraph: list[str] = []
     for node in walk(root):
+        if node.tag == w("p"):
+            paragraph = []
+        elif node.tag == w("t"):
+            paragraph.append(node.text or "")
         for kind in ("footnote", "endnote"):
             if node.tag == w(f"{kind}Reference"):
                 note_id = attr(node, "id") or ""
                 counters[kind] += 1
-                refs.append(NoteRef(note_id, kind, counters[kind], texts[kind].get(note_id, "")))
+                passage = " ".join("".join(paragraph).split()[-12:])
+                text = texts[kind].get(note_id, "")
+                refs.append(NoteRef(note_id, kind, counters[kind], text, passage))
     return refs
 
 
@@ -79,7 +87,7 @@ def comments(package: Package, root: etree._Element) -> list[Artifact]:
                 "author": attr(comment, "author") or "",
                 "initials": attr(comment, "initials") or "",
                 "date": attr(comment, "date") or "",
-                "text": " ".join(" ".join(paragraphs_text(comment)).split()),
+                "text": " ".join(" ".join(paragraphs_text(comment)).split()) or _pictures(comment),
                 "anchor": " ".join(anchors.get(comment_id, "").split()),
             }
         )
@@ -122,6 +130,15 @@ def comments(package: Package, root: etree._Element) -> list[Artifact]:
     return artifacts
 
 
+def _pictures(element: etree._Element) -> str:
+    """A stand-in for content that is only pictures, naming them."""
+    names = [
+        node.get("{urn:schemas-microsoft-com:office:office}title") or node.get("name") or "picture"
+        for node in element.iter(f"{{{VML}}}imagedata", f"{{{PIC}}}cNvPr")
+    ]
+    return " ".join(f"[picture: {name}]" for name in names)
+
+
 def _comment_anchors(root: etree._Element) -> dict[str, str]:
     open_ids: list[str] = []
     anchors: dict[str, list[str]] = {}
@@ -143,7 +160,7 @@ def _comment_anchors(root: etree._Element) -> dict[str, str]:
     return {key: "".join(parts) for key, parts in anchors.items()}
 
 
-def headers_footers(package: Package, root: etree._Element) -> list[Artifact]:
+def headers_footers(package: Package, root: etree._Element, media_dir: Path) -> list[Artifact]:
     """One artifact per header/footer part, naming its type and the sections using it."""
     rels = package.rels(DOCUMENT)
     sections = [node for node in walk(root) if node.tag == w("sectPr")]
@@ -162,16 +179,16 @@ def headers_footers(package: Package, root: etree._Element) -> list[Artifact]:
                 )
                 entry["sections"].append(number)
                 entry["title_page"] = title_page
-    artifacts = []
+    artifacts: list[Artifact] = []
     for part, entry in sorted(uses.items(), key=lambda item: (item[1]["sections"][0], item[0])):
         xml = package.xml(part)
         if xml is None:
             continue
-        text = " / ".join(line for line in paragraphs_text(xml) if line)
-        text = " ".join(text.split())
+        kind = str(entry["kind"])
+        owner = f"{'hdr' if kind == 'header' else 'ftr'}-{part.rsplit('/', 1)[-1][:-4]}"
+        text, inner = _part_contents(package, part, xml, owner, media_dir)
         if not text:
             continue
-        kind = str(entry["kind"])
         sections_list = entry["sections"]
         which = {"default": "default", "first": "first-page", "even": "even-page"}.get(
             str(entry["type"]), str(entry["type"])
@@ -179,7 +196,7 @@ def headers_footers(package: Package, root: etree._Element) -> list[Artifact]:
         span = ", ".join(str(n) for n in sections_list)
         artifacts.append(
             Artifact(
-                id=f"{'hdr' if kind == 'header' else 'ftr'}-{part.rsplit('/', 1)[-1][:-4]}",
+                id=owner,
                 category=kind.capitalize(),
                 kind=kind,
                 modality="element",
@@ -195,7 +212,108 @@ def headers_footers(package: Package, root: etree._Element) -> list[Artifact]:
                 group="Headers and footers",
             )
         )
+        artifacts.extend(inner)
     return artifacts
+
+
+M = "http://schemas.openxmlformats.org/officeDocument/2006/math"
+PIC = "http://schemas.openxmlformats.org/drawingml/2006/picture"
+VML = "urn:schemas-microsoft-com:vml"
+
+
+def _part_contents(
+    package: Package, part: str, xml: etree._Element, owner: str, media_dir: Path
+) -> tuple[str, list[Artifact]]:
+    """A header/footer's text (text boxes, equations and pictures marked inline) and the
+    text boxes, equations and images inside it as artifacts restated by the part."""
+    inner: list[Artifact] = []
+    pieces: list[str] = []
+    ids = IdMaker()
+    rels = package.rels(part)
+    skip = frozenset({f"{{{M}}}oMath", w("txbxContent")})
+    for node in walk(xml):
+        if node.tag == w("p") and not any(
+            a.tag in (w("txbxContent"), f"{{{M}}}oMath") for a in node.iterancestors()
+        ):
+            pieces.append(text_of(node, skip))
+        elif node.tag == w("txbxContent"):
+            boxed = " ".join(" ".join(paragraphs_text(node)).split())
+            if boxed:
+                pieces.append(f"[Text box: {boxed}]")
+                artifact_id = ids(f"tbx-{owner}", boxed)
+                inner.append(
+                    Artifact(
+                        id=artifact_id,
+                        category="Textbox",
+                        kind="textbox",
+                        modality="element",
+                        locator=f"text box in {part}",
+                        text=f"[Text box: {boxed}]",
+                        facts={"text": boxed, "name": "", "in": owner, "restated_by": [owner]},
+                        group="Text boxes",
+                    )
+                )
+        elif node.tag == f"{{{M}}}oMath" and node.getparent().tag != f"{{{M}}}oMathPara":
+            pieces.append(_equation(node, owner, part, ids, inner))
+        elif node.tag == f"{{{M}}}oMathPara":
+            pieces.append(
+                " ".join(_equation(m, owner, part, ids, inner) for m in node.iter(f"{{{M}}}oMath"))
+            )
+        elif node.tag in (f"{{{A}}}blip", f"{{{VML}}}imagedata"):
+            rel_id = node.get(f"{{{R}}}embed") or node.get(f"{{{R}}}id") or ""
+            rel = rels.get(rel_id)
+            if rel is None or rel[2] == "External":
+                continue
+            media_part = Package.resolve(part, rel[1])
+            if not package.has(media_part):
+                continue
+            name = media_part.rsplit("/", 1)[-1]
+            target = media_dir / f"{owner}-{name}"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(package.read(media_part))
+            pieces.append(f"[Picture: {name}]")
+            artifact_id = ids(f"img-{owner}", name)
+            inner.append(
+                Artifact(
+                    id=artifact_id,
+                    category="Image",
+                    kind="image",
+                    modality="visual",
+                    locator=f"picture {name} in {part}",
+                    text=f"[Image in {owner}: {name}]",
+                    media=str(target.relative_to(media_dir.parent.parent)),
+                    facts={"alt_text": "", "file": name, "in": owner, "restated_by": [owner]},
+                    group="Images",
+                )
+            )
+    text = " / ".join(" ".join(piece.split()) for piece in pieces if piece.strip())
+    return text, inner
+
+
+def _equation(
+    node: etree._Element, owner: str, part: str, ids: IdMaker, inner: list[Artifact]
+) -> str:
+    linear = "".join(t.text or "" for t in node.iter(f"{{{M}}}t"))
+    artifact_id = ids(f"eq-{owner}", linear)
+    inner.append(
+        Artifact(
+            id=artifact_id,
+            category="Equation",
+            kind="equation",
+            modality="element",
+            locator=f"equation in {part}",
+            text=f"[Equation: {linear}]",
+            facts={
+                "latex": linear,
+                "display": False,
+                "preceding_text": "",
+                "in": owner,
+                "restated_by": [owner],
+            },
+            group="Equations",
+        )
+    )
+    return f"[Equation: {linear}]"
 
 
 def textboxes(root: etree._Element) -> tuple[list[Artifact], dict[str, str]]:
@@ -289,7 +407,3 @@ def chart_parts(package: Package, root: etree._Element) -> list[str]:
             if rel is not None:
                 parts.append(Package.resolve(DOCUMENT, rel[1]))
     return parts
-
-
-def body_text(root: etree._Element) -> str:
-    return text_of(root)
