@@ -220,9 +220,10 @@ class _Walker:
     def table(self, node: Node) -> str:
         number = len(self.tables) + 1
         artifact_id = f"tbl-{number}"
+        slot = len(self.tables)
         self.tables.append((artifact_id, node))
         node = {"t": "Table", "c": self._table_content(node["c"])}
-        self.tables[-1] = (artifact_id, node)
+        self.tables[slot] = (artifact_id, node)
         content = node["c"]
         rows = [
             [_PLACEHOLDERS.sub("", cell).strip() for cell in row] for row in table_rows(content)
