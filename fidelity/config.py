@@ -21,6 +21,7 @@ class GenerationBudget:
     fact_questions_per_document: int = 12
     facts_shown_per_type: int = 8
     max_chunks_per_document: int = 12
+    max_visuals_per_document: int = 12
     min_chunk_words: int = 25
     type_priority: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_TYPE_PRIORITY))
 
@@ -70,7 +71,11 @@ class ModelsConfig:
         unknown = set(data) - known - {"generation"}
         if unknown:
             raise ValueError(f"unknown [models] settings: {', '.join(sorted(unknown))}")
-        budget = GenerationBudget(**data.get("generation", {}))
+        generation = data.get("generation", {})
+        stray = set(generation) - {f.name for f in fields(GenerationBudget)}
+        if stray:
+            raise ValueError(f"unknown [models.generation] settings: {', '.join(sorted(stray))}")
+        budget = GenerationBudget(**generation)
         return cls(**{k: v for k, v in data.items() if k in known}, generation=budget)
 
 

@@ -345,7 +345,7 @@ def test_visual_triage_drops_logos_and_asks_two_forms(stub, tmp_path):
     assert len(with_image) == 1 and "rainfall per month" in text_of(with_image[0])
     chart_only = [r for r in asked if not isinstance(r["messages"][1]["content"], list)]
     assert "North 40" in text_of(chart_only[0])  # a chart with no image: drafted from its data
-    assert "visual-triage@1+visual-questions@1" in visual[0].generator_version
+    assert "visual-triage@1+visual-questions@2" in visual[0].generator_version
 
 
 def test_fact_questions_follow_type_priorities_and_quotas(stub, tmp_path):
@@ -415,3 +415,8 @@ def test_prompt_files_are_versioned_and_strict():
     messages = prompt.messages(count=2, locator="here", chunk="passage")
     assert messages[0]["role"] == "system" and "passage" in messages[1]["content"]
     assert "{{" not in json.dumps(messages)
+
+
+def test_visual_units_are_capped_per_document(stub, tmp_path):
+    generate = generators_for(stub, tmp_path, max_visuals_per_document=1)
+    assert [a.id for a in generate.generators[1].units(document(tmp_path))] == ["img-chart"]

@@ -21,6 +21,7 @@ from generators.model.prompt import load
 TARGET = "[[TARGET TABLE]]"
 OTHER = "[[another table]]"
 WINDOW = 1500
+MAX_TABLE_CHARS = 20_000
 
 
 class TableQuestion(BaseModel):
@@ -100,7 +101,7 @@ class TableGenerator:
             self.prompt.messages(
                 count=wanted,
                 locator=artifact.locator,
-                table=artifact.html or plain(artifact.text),
+                table=(artifact.html or plain(artifact.text))[:MAX_TABLE_CHARS],
                 narrative=narrative(document, artifact),
             ),
             TableQuestions,

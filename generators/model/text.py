@@ -22,6 +22,7 @@ from generators.model.common import (
 )
 from generators.model.prompt import load
 
+MAX_CHUNK_CHARS = 12_000
 STYLES = {
     "detailed": "Answer in full sentences and include the supporting detail from the passage.",
     "terse": "Answer with the fewest words that answer the question.",
@@ -89,7 +90,7 @@ class TextGenerator:
         self.client.accounting.count(f"model:{self.name}", event, amount)
 
     def draft(self, document: Document, artifact: Artifact) -> list[Candidate]:
-        chunk = plain(artifact.text)
+        chunk = plain(artifact.text)[:MAX_CHUNK_CHARS]
         wanted = self.budget.questions_per_chunk
         reply = self.client.complete(
             "generator",

@@ -1,6 +1,8 @@
 """Images and charts: first ask whether the picture carries information (logos, decoration
 and stock photos are dropped), then draft SQuAD-style questions with short answers read off
-the picture, each in two forms: naming the figure, and standing alone.
+the picture, each in two forms: naming the figure, and standing alone. A visual element
+with no image to send (chart data, SmartArt, ink, an EMF picture) is asked about from its
+description instead, without the triage.
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ from fidelity.llm import ModelClient
 from fidelity.model import Artifact, Candidate, Document
 from filters.normalize import content_tokens, tokens
 from generators.draft import candidate
-from generators.model.common import grounded, plain, provenance, statements, word_count
+from generators.model.common import grounded, plain, provenance, spread, statements, word_count
 from generators.model.prompt import load
 
-MIN_CHART_WORDS = 5
+MIN_DESCRIPTION_WORDS = 5
+MAX_DESCRIPTION_CHARS = 6_000
 
 
 class VisualTriage(BaseModel):
@@ -54,19 +57,21 @@ class VisualGenerator:
         self.ask = load("visual-questions")
 
     def units(self, document: Document) -> list[Artifact]:
-        return [a for a in document.artifacts if a.modality == "visual" and self._usable(a)]
+        usable = [a for a in document.artifacts if a.modality == "visual" and self._usable(a)]
+        return spread(usable, self.budget.max_visuals_per_document)
 
     def _usable(self, artifact: Artifact) -> bool:
+        """An image a model can see, or an element (chart, SmartArt, ink) described in words."""
         if self.client.images.sendable(artifact.media):
             return True
-        return artifact.category == "Chart" and word_count(plain(artifact.text)) >= MIN_CHART_WORDS
+        return word_count(plain(artifact.text)) >= MIN_DESCRIPTION_WORDS
 
     def _count(self, event: str, amount: int = 1) -> None:
         self.client.accounting.count(f"model:{self.name}", event, amount)
 
     def draft(self, document: Document, artifact: Artifact) -> list[Candidate]:
         images = [artifact.media] if self.client.images.sendable(artifact.media) else []
-        description = plain(artifact.text) or "(no caption, title or alternative text)"
+        description = plain(artifact.text)[:MAX_DESCRIPTION_CHARS] or "(no caption or alt text)"
         context = {
             "kind": artifact.category,
             "locator": artifact.locator,
@@ -106,7 +111,7 @@ class VisualGenerator:
                 self._count("dropped: incomplete draft")
                 continue
             if not images and not grounded(item.value, description):
-                self._count("dropped: answer not in the chart's data")
+                self._count("dropped: answer not in the element's description")
                 continue
             for question_type, question in forms:
                 out.append(
