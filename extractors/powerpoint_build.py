@@ -1,0 +1,102 @@
+"""Artifact bookkeeping for the PowerPoint extractor: stable ids, placeholders, media files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fidelity.hashing import IdMaker
+from fidelity.model import Artifact, Modality, placeholder_for
+from fidelity.xmlsafe import Package
+
+CATEGORY_OF_KIND = {
+    "slide-text": "Slide Text",
+    "shape-text": "Shape/Text",
+    "shape-style": "Shapes/Type & Color",
+    "hyperlink": "Hyperlink",
+    "text-highlight": "Text Highlight",
+    "equation": "Equation/Symbol",
+    "table": "Tables/Values",
+    "table-cell-colors": "Tables/Cell color coding",
+    "image": "Image",
+    "chart": "Chart",
+    "smartart": "SmartArt/Type & Text",
+    "smartart-structure": "SmartArt/Semantics",
+    "ink": "Ink",
+    "slide-structure": "Position/Association/Grouping",
+    "slide-render": "Position/Association/Grouping",
+    "animations": "Animations",
+    "slide-languages": "Language",
+    "deck-language": "Language",
+    "hidden-slide": "Slide Properties - Hidden",
+    "section": "Section",
+    "footer": "Header/Footer/SlideNum/DateTime",
+    "date-time": "Header/Footer/SlideNum/DateTime",
+    "slide-number": "Header/Footer/SlideNum/DateTime",
+    "note": "Slide Note",
+}
+MODALITY_OF_KIND: dict[str, Modality] = {
+    "slide-text": "text",
+    "shape-text": "text",
+    "table": "table",
+    "image": "visual",
+    "chart": "visual",
+    "smartart": "visual",
+    "ink": "visual",
+    "slide-render": "visual",
+}
+
+
+class Builder:
+    """Creates artifacts with ids derived from the deck's structure (slide id, shape id…)."""
+
+    def __init__(self) -> None:
+        self.ids = IdMaker()
+        self.artifacts: list[Artifact] = []
+
+    def add(
+        self,
+        kind: str,
+        key: tuple[str, ...],
+        locator: str,
+        text: str,
+        placed: bool = True,
+        **fields: Any,
+    ) -> Artifact:
+        artifact_id = self.ids(f"ppt-{kind}", *key)
+        artifact = Artifact(
+            id=artifact_id,
+            category=CATEGORY_OF_KIND[kind],
+            kind=kind,
+            modality=MODALITY_OF_KIND.get(kind, "element"),
+            locator=locator,
+            text=text,
+            placeholder=placeholder_for(artifact_id) if placed else None,
+            **fields,
+        )
+        self.artifacts.append(artifact)
+        return artifact
+
+
+class MediaWriter:
+    """Copies package parts (pictures) into the document's media folder, once each."""
+
+    def __init__(self, package: Package, media_dir: Path) -> None:
+        self.package = package
+        self.media_dir = media_dir
+        self.written: dict[str, str] = {}
+
+    def relative(self, name: str) -> str:
+        """A media path relative to the output folder that holds the media folder."""
+        return f"{self.media_dir.parent.name}/{self.media_dir.name}/{name}"
+
+    def save(self, part: str) -> str | None:
+        if part in self.written:
+            return self.written[part]
+        if not self.package.has(part):
+            return None
+        self.media_dir.mkdir(parents=True, exist_ok=True)
+        name = part.replace("/", "_")
+        (self.media_dir / name).write_bytes(self.package.read(part))
+        self.written[part] = self.relative(name)
+        return self.written[part]

@@ -1,0 +1,159 @@
+"""PresentationML reading helpers: namespaces, markup-compatibility choice, units, names."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from lxml import etree
+
+P = "http://schemas.openxmlformats.org/presentationml/2006/main"
+A = "http://schemas.openxmlformats.org/drawingml/2006/main"
+R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+MC = "http://schemas.openxmlformats.org/markup-compatibility/2006"
+P14 = "http://schemas.microsoft.com/office/powerpoint/2010/main"
+A14 = "http://schemas.microsoft.com/office/drawing/2010/main"
+DGM = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
+CHART = "http://schemas.openxmlformats.org/drawingml/2006/chart"
+TABLE_URI = "http://schemas.openxmlformats.org/drawingml/2006/table"
+M = "http://schemas.openxmlformats.org/officeDocument/2006/math"
+INKML = "http://www.w3.org/2003/InkML"
+
+NS = {"p": P, "a": A, "r": R, "mc": MC, "p14": P14, "a14": A14, "dgm": DGM, "c": CHART, "m": M}
+
+# Extension namespaces whose mc:Choice content this reader understands.
+UNDERSTOOD = {"p14", "p15", "p16", "a14", "a15", "a16", "m", "v"}
+
+EMU_PER_INCH = 914400
+
+
+def p(name: str) -> str:
+    return f"{{{P}}}{name}"
+
+
+def a(name: str) -> str:
+    return f"{{{A}}}{name}"
+
+
+def r(name: str) -> str:
+    return f"{{{R}}}{name}"
+
+
+def local(element: etree._Element) -> str:
+    return etree.QName(element).localname if isinstance(element.tag, str) else ""
+
+
+def choose(alternate: etree._Element) -> list[etree._Element]:
+    """The children of the mc:Choice this reader understands, else of mc:Fallback."""
+    for branch in alternate:
+        if not isinstance(branch.tag, str):
+            continue
+        if local(branch) == "Choice":
+            required = set((branch.get("Requires") or "").split())
+            if required <= UNDERSTOOD:
+                return [c for c in branch if isinstance(c.tag, str)]
+        elif local(branch) == "Fallback":
+            return [c for c in branch if isinstance(c.tag, str)]
+    return []
+
+
+def children(element: etree._Element) -> Iterator[etree._Element]:
+    """Element children with mc:AlternateContent replaced by its chosen branch."""
+    for child in element:
+        if not isinstance(child.tag, str):
+            continue
+        if child.tag == f"{{{MC}}}AlternateContent":
+            yield from choose(child)
+        else:
+            yield child
+
+
+def walk(element: etree._Element) -> Iterator[etree._Element]:
+    """Descendants in document order through the chosen markup-compatibility branches."""
+    for child in children(element):
+        yield child
+        yield from walk(child)
+
+
+def inches(emu: float) -> str:
+    return f"{emu / EMU_PER_INCH:.2f} in"
+
+
+def int_attr(element: etree._Element | None, name: str, default: int = 0) -> int:
+    if element is None:
+        return default
+    try:
+        return int(element.get(name, default))
+    except ValueError:
+        return default
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+# Readable names for DrawingML preset geometries (ST_ShapeType), camelCase split otherwise.
+PRESET_NAMES = {
+    "rect": "rectangle",
+    "roundRect": "rounded rectangle",
+    "ellipse": "oval",
+    "triangle": "isosceles triangle",
+    "rtTriangle": "right triangle",
+    "parallelogram": "parallelogram",
+    "trapezoid": "trapezoid",
+    "diamond": "diamond",
+    "pentagon": "pentagon arrow",
+    "homePlate": "pentagon arrow",
+    "hexagon": "hexagon",
+    "octagon": "octagon",
+    "chevron": "chevron",
+    "star5": "5-point star",
+    "star4": "4-point star",
+    "rightArrow": "right arrow",
+    "leftArrow": "left arrow",
+    "upArrow": "up arrow",
+    "downArrow": "down arrow",
+    "leftRightArrow": "left-right arrow",
+    "wedgeRectCallout": "rectangular callout",
+    "wedgeRoundRectCallout": "rounded rectangular callout",
+    "wedgeEllipseCallout": "oval callout",
+    "cloudCallout": "cloud callout",
+    "flowChartProcess": "flowchart process",
+    "flowChartDecision": "flowchart decision",
+    "flowChartTerminator": "flowchart terminator",
+    "can": "cylinder",
+    "cube": "cube",
+    "donut": "donut",
+    "heart": "heart",
+    "smileyFace": "smiley face",
+    "line": "line",
+    "straightConnector1": "straight connector",
+    "bentConnector3": "elbow connector",
+    "curvedConnector3": "curved connector",
+    "snip1Rect": "snipped-corner rectangle",
+    "round2SameRect": "round same-side corner rectangle",
+    "plaque": "plaque",
+    "frame": "frame",
+    "plus": "cross",
+    "mathPlus": "plus sign",
+    "cloud": "cloud",
+    "sun": "sun",
+    "moon": "moon",
+    "arc": "arc",
+    "blockArc": "block arc",
+    "bracePair": "double brace",
+    "bracketPair": "double bracket",
+}
+
+
+def preset_name(preset: str) -> str:
+    if preset in PRESET_NAMES:
+        return PRESET_NAMES[preset]
+    words: list[str] = []
+    for char in preset:
+        if char.isupper() or (char.isdigit() and words and not words[-1][-1:].isdigit()):
+            words.append(char.lower())
+        elif words:
+            words[-1] += char
+        else:
+            words.append(char)
+    return " ".join(words)

@@ -1,0 +1,840 @@
+"""Offline question rules for PowerPoint artifacts, one function per artifact kind.
+
+Each probe's value is the answer span and its anchors are phrases the artifact's text
+writes next to it ("fill colour", "Layout of slide 3", a shape's [name], a row label),
+so the leakage test judges whether a view still states the fact. Slides are named by
+number, shapes by their name in brackets, as the extracted deck shows them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from fidelity.model import Artifact, Candidate, Document
+from filters.normalize import normalize
+from generators.draft import candidate, quote
+from generators.rules.common import pick, table_cells
+from generators.rules.word import chart_questions
+
+SENTENCE = re.compile(r"(?<=[.!?])\s+")
+NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*\d%?(?![\w])|(?<![\w.])\d{2,}%?(?![\w])")
+WORD = re.compile(r"[^\W\d_]{7,}")
+NOISY_PROPERTIES = {
+    "Template",
+    "TotalTime",
+    "Pages",
+    "Words",
+    "AppVersion",
+    "revision",
+    "lastPrinted",
+    "language",
+    "Application",
+    "Slides",
+    "Notes",
+    "HiddenSlides",
+}
+NOISY_CUSTOM = re.compile(
+    r"^(AppVersion|DocSecurity|LinksUpToDate|ScaleCrop|ShareDoc|MSIP_.*|Offisync.*|_.*)$"
+)
+GENERIC_ALT = re.compile(
+    r"^(picture|image|graphic|chart|figure|ink)\s*\d*$|\.(png|jpe?g|gif|emf|wmf|bmp|tiff?)$", re.I
+)
+PER_SLIDE = 3
+FOOTER_KINDS = ("date placeholder", "footer placeholder", "slide number placeholder")
+
+
+def _a(noun: str) -> str:
+    """The noun with its indefinite article."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
+def _slide(artifact: Artifact) -> int:
+    return int(artifact.facts.get("slide", 0))
+
+
+def _rank(document: Document, artifact: Artifact) -> int:
+    """Position of the artifact among those of its kind on the same slide."""
+    same = [
+        a.id
+        for a in document.artifacts
+        if a.kind == artifact.kind and _slide(a) == _slide(artifact)
+    ]
+    return same.index(artifact.id)
+
+
+def _name(artifact: Artifact) -> str:
+    return f"[{artifact.facts.get('shape_name', '')}]"
+
+
+def _cloze(text: str, limit: int = 2) -> list[tuple[str, str]]:
+    """(sentence with a blank, blanked span): numbers first, else a long distinctive word."""
+    out: list[tuple[str, str]] = []
+    for line in text.splitlines():
+        for sentence in SENTENCE.split(line.strip()):
+            if len(out) >= limit or not 30 <= len(sentence) <= 300:
+                continue
+            tokens = f" {normalize(sentence)} "
+            numbers = [n for n in NUMBER.findall(sentence) if f" {normalize(n)} " in tokens]
+            words = [
+                w
+                for w in WORD.findall(sentence)
+                if text.count(w) == 1 and f" {normalize(w)} " in tokens
+            ]
+            if numbers:
+                span = max(numbers, key=len)
+            elif words:
+                span = max(words, key=len)
+            else:
+                continue
+            out.append((sentence.replace(span, "____", 1), span))
+    return out
+
+
+def _text_questions(
+    document: Document, artifact: Artifact, where: str, question_type: str
+) -> list[Candidate]:
+    out = []
+    for blanked, span in _cloze(artifact.facts.get("plain", "")):
+        out.append(
+            candidate(
+                document,
+                artifact,
+                question_type,
+                f"{where}, what fills the blank in: “{blanked}”?",
+                [f"The missing text is “{span}”."],
+                value=span,
+                anchor=[blanked.replace("____", " ")],
+            )
+        )
+    return out
+
+
+def slide_text(document: Document, artifact: Artifact) -> list[Candidate]:
+    facts = artifact.facts
+    slide = _slide(artifact)
+    out = []
+    if facts.get("role") in ("title", "ctrTitle"):
+        title = facts.get("plain", "").replace("\n", " ").strip()
+        duplicates = [
+            a
+            for a in document.artifacts
+            if a.kind == "slide-text"
+            and a.id != artifact.id
+            and a.facts.get("plain", "").replace("\n", " ").strip() == title
+        ]
+        if 3 <= len(title) <= 120 and not duplicates:
+            out.append(
+                candidate(
+                    document,
+                    artifact,
+                    "slide-title",
+                    f"What is the title of slide {slide}?",
+                    [f"The title of slide {slide} is “{title}”."],
+                    value=title,
+                    anchor=["title"],
+                )
+            )
+        return out
+    return _text_questions(document, artifact, f"On slide {slide}", "slide-text-cloze")
+
+
+def shape_text(document: Document, artifact: Artifact) -> list[Candidate]:
+    facts = artifact.facts
+    slide = _slide(artifact)
+    text = facts.get("plain", "")
+    if "\n" not in text and 3 <= len(text) <= 100 and _rank(document, artifact) < PER_SLIDE:
+        kind = facts.get("geometry") or "shape"
+        return [
+            candidate(
+                document,
+                artifact,
+                "shape-text",
+                f"What text is written inside the {kind} {_name(artifact)} on slide {slide}?",
+                [f"The shape {_name(artifact)} on slide {slide} reads “{text}”."],
+                value=text,
+                anchor=[_name(artifact)],
+            )
+        ]
+    return _text_questions(
+        document, artifact, f"In the shape {_name(artifact)} on slide {slide}", "shape-text-cloze"
+    )
+
+
+def shape_style(document: Document, artifact: Artifact) -> list[Candidate]:
+    facts = artifact.facts
+    if _rank(document, artifact) >= PER_SLIDE:
+        return []
+    slide = _slide(artifact)
+    raw = facts.get("text", "")
+    text = " ".join(raw.split())
+    same_text = [
+        a
+        for a in document.artifacts
+        if a.kind == "shape-style"
+        and _slide(a) == slide
+        and a.id != artifact.id
+        and " ".join(a.facts.get("text", "").split()) == text
+    ]
+    if text and "\n" not in raw.strip() and not same_text and len(text) <= 120:
+        subject = f"the shape holding the text “{quote(text, 60)}”"
+        anchor = [quote(text, 60).rstrip("…")]
+    elif text:
+        subject = f"the shape {_name(artifact)} (holding “{quote(text, 40)}”)"
+        anchor = [_name(artifact)]
+    else:
+        subject = f"the shape {_name(artifact)}"
+        anchor = [_name(artifact)]
+    out = []
+    geometry = facts.get("geometry_name") or ""
+    name_words = set(normalize(facts.get("shape_name", "")).split())
+    named_after = set(normalize(geometry).split()) <= name_words
+    if text and geometry and geometry != "rectangle" and not named_after:
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "shape-type",
+                f"What type of shape (preset geometry) is {subject} on slide {slide}?",
+                [f"It is {_a(geometry)} shape."],
+                value=geometry,
+                anchor=[*anchor, "shape geometry"],
+            )
+        )
+    if facts.get("fill_name"):
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "shape-fill",
+                f"What is the fill colour of {subject} on slide {slide}?",
+                [f"Its fill colour is {facts['fill_name']} (#{facts['fill']})."],
+                value=facts["fill_name"],
+                anchor=[*anchor, "fill colour"],
+            )
+        )
+    return out
+
+
+def hyperlink(document: Document, artifact: Artifact) -> list[Candidate]:
+    facts = artifact.facts
+    slide = _slide(artifact)
+    target, text = facts["target"], facts.get("text", "")
+    if normalize(text) and (
+        normalize(text) in normalize(target) or normalize(target) in normalize(text)
+    ):
+        return []
+    if facts.get("link_kind") == "slide" and text:
+        question = f"Which slide does the link on “{quote(text, 60)}” (slide {slide}) jump to?"
+        answer = f"It jumps to {target}."
+    elif facts.get("link_kind") == "slide":
+        question = (
+            f"Which slide does clicking the shape {_name(artifact)} on slide {slide} jump to?"
+        )
+        answer = f"It jumps to {target}."
+    elif text:
+        question = (
+            f"Where does the hyperlink on the text “{quote(text, 60)}” on slide {slide} lead?"
+        )
+        answer = f"It links to {target}."
+    else:
+        question = f"What does clicking the shape {_name(artifact)} on slide {slide} open?"
+        answer = f"Clicking it opens {target}."
+    anchor = [quote(text, 60).rstrip("…")] if text else [_name(artifact), "clicking the shape"]
+    return [
+        candidate(
+            document,
+            artifact,
+            f"hyperlink-{facts['link_kind']}",
+            question,
+            [answer],
+            value=target,
+            anchor=anchor,
+        )
+    ]
+
+
+def text_highlight(document: Document, artifact: Artifact) -> list[Candidate]:
+    facts = artifact.facts
+    slide = _slide(artifact)
+    color, text = facts["color_name"], facts["text"].strip()
+    same_color = [
+        a
+        for a in document.artifacts
+        if a.kind == "text-highlight"
+        and a.id != artifact.id
+        and _slide(a) == slide
+        and a.facts.get("color_name") == color
+    ]
+    if same_color or len(text) < 3:
+        return [
+            candidate(
+                document,
+                artifact,
+                "highlight-colour",
+                f"In which colour is the text “{quote(text, 60)}” highlighted on slide {slide}?",
+                [f"It is highlighted in {color} (#{facts['color']})."],
+                value=color,
+                anchor=[text, "highlighted in"],
+            )
+        ]
+    return [
+        candidate(
+            document,
+            artifact,
+            "highlight-text",
+            f"Which text on slide {slide} is highlighted in {color}?",
+            [f"The text “{text}” is highlighted in {color}."],
+            value=text,
+            anchor=[f"highlighted in {color}"],
+        )
+    ]
+
+
+def equation(document: Document, artifact: Artifact) -> list[Candidate]:
+    formula = artifact.facts["equation"]
+    slide = _slide(artifact)
+    return [
+        candidate(
+            document,
+            artifact,
+            "equation",
+            f"What equation is shown in {_name(artifact)} on slide {slide}?",
+            [f"The equation is {formula}."],
+            value=formula,
+            anchor=["equation"],
+        )
+    ]
+
+
+def table(document: Document, artifact: Artifact) -> list[Candidate]:
+    slide = _slide(artifact)
+    out = []
+    for row, column, value in table_cells(artifact.facts.get("rows", []), artifact.id, limit=2):
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "table-cell",
+                f"In the table {_name(artifact)} on slide {slide}, what is the value in the row "
+                f"“{quote(row, 50)}” under the column “{quote(column, 50)}”?",
+                [f"The value in row “{row}”, column “{column}” is {value}."],
+                value=value,
+                anchor=[row],
+            )
+        )
+    return out
+
+
+def table_cell_colors(document: Document, artifact: Artifact) -> list[Candidate]:
+    facts = artifact.facts
+    slide = _slide(artifact)
+    out = []
+    cells = facts.get("cells", [])
+    if cells:
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "table-usual-fill",
+                f"Which fill colour do most cells of the table {_name(artifact)} on slide {slide} "
+                "have?",
+                [f"Most cells are filled {facts['common_color_name']} (#{facts['common_color']})."],
+                value=facts["common_color_name"],
+                anchor=["most cells are"],
+            )
+        )
+    for index in sorted(
+        {pick(f"{artifact.id}:{i}", len(cells)) for i in range(2)} if cells else []
+    ):
+        cell = cells[index]
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "table-cell-fill",
+                f"In the table {_name(artifact)} on slide {slide}, what fill colour does the cell "
+                f"in row “{quote(cell['row_label'], 40)}”, column "
+                f"“{quote(cell['column_label'], 40)}” have?",
+                [f"That cell is filled {cell['color_name']} (#{cell['color']})."],
+                value=cell["color_name"],
+                anchor=[
+                    "fill colour",
+                    f"row “{cell['row_label']}”",
+                    f"column “{cell['column_label']}”",
+                ],
+            )
+        )
+    return out
+
+
+def image(document: Document, artifact: Artifact) -> list[Candidate]:
+    alt = artifact.facts.get("alt_text", "")
+    if len(alt) < 8 or GENERIC_ALT.search(alt.strip()):
+        return []
+    slide = _slide(artifact)
+    return [
+        candidate(
+            document,
+            artifact,
+            "image-alt-text",
+            f"What alternative text describes the {artifact.facts.get('media_kind', 'picture')} "
+            f"{_name(artifact)} on slide {slide}?",
+            [f"Its alt text is “{alt}”."],
+            value=alt,
+            anchor=[_name(artifact), "alt text"],
+        )
+    ]
+
+
+def smartart(document: Document, artifact: Artifact) -> list[Candidate]:
+    facts = artifact.facts
+    slide = _slide(artifact)
+    out = [
+        candidate(
+            document,
+            artifact,
+            "smartart-type",
+            f"Which SmartArt layout does the diagram {_name(artifact)} on slide {slide} use?",
+            [f"It uses the {facts['layout_name']} layout ({facts['category']})."],
+            value=facts["layout_name"],
+            anchor=["SmartArt diagram, layout"],
+        )
+    ]
+    texts = [node["text"] for node in facts.get("tree", [])]
+    if texts:
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "smartart-text",
+                f"What is the first item of the SmartArt diagram {_name(artifact)} "
+                f"on slide {slide}?",
+                [f"The first item is “{texts[0]}”."],
+                value=texts[0],
+                anchor=["SmartArt item"],
+            )
+        )
+    return out
+
+
+def smartart_structure(document: Document, artifact: Artifact) -> list[Candidate]:
+    facts = artifact.facts
+    slide = _slide(artifact)
+    relations = facts.get("relations", [])
+    counts: dict[str, int] = {}
+    for relation in relations:
+        counts[relation["item"]] = counts.get(relation["item"], 0) + 1
+    out = []
+    where = f"the SmartArt diagram {_name(artifact)} on slide {slide}"
+    for relation in relations:
+        if len(out) >= 2 or counts[relation["item"]] > 1 or not relation["other"]:
+            continue
+        item, other = relation["item"], relation["other"]
+        if relation["relation"] == "under" and facts["structure"] == "hierarchy":
+            question = f"In {where}, which item is directly above “{item}” in the hierarchy?"
+            answer, value, anchor = (
+                f"“{item}” sits directly under “{other}”.",
+                other,
+                [item, "directly under"],
+            )
+        elif relation["relation"] == "under":
+            question = f"In {where}, under which item is “{item}” listed?"
+            answer, value, anchor = (
+                f"“{item}” is listed under “{other}”.",
+                other,
+                [item, "listed under"],
+            )
+        elif relation["relation"] == "after":
+            question = f"In {where}, which step comes right after “{other}”?"
+            answer, value, anchor = (
+                f"“{item}” comes right after “{other}”.",
+                item,
+                [other, "right after"],
+            )
+        else:
+            question = f"In {where}, which step follows the last step “{other}” in the cycle?"
+            answer, value, anchor = f"The cycle returns to “{item}”.", item, [other, "returns to"]
+        out.append(
+            candidate(
+                document,
+                artifact,
+                f"smartart-{relation['relation']}",
+                question,
+                [answer],
+                value=value,
+                anchor=anchor,
+            )
+        )
+    return out
+
+
+def ink(document: Document, artifact: Artifact) -> list[Candidate]:
+    facts = artifact.facts
+    if _rank(document, artifact) >= 2:
+        return []
+    slide = _slide(artifact)
+    out = []
+    recognized = facts.get("recognized", "")
+    if len(normalize(recognized).replace(" ", "")) >= 3:
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "ink-text",
+                f"What does the handwritten ink annotation {_name(artifact)} on slide {slide} "
+                "read?",
+                [f"It reads “{recognized}”."],
+                value=recognized,
+                anchor=[_name(artifact), f"on slide {slide}", "handwriting recognised as"],
+            )
+        )
+    names = facts.get("color_names", [])
+    if names:
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "ink-colour",
+                f"What pen colour is the ink annotation {_name(artifact)} on slide {slide} "
+                "drawn in?",
+                [f"It is drawn in {names[0]} (#{facts['colors'][0]})."],
+                value=names[0],
+                anchor=[_name(artifact), f"on slide {slide}", "pen colour"],
+            )
+        )
+    return out
+
+
+def slide_structure(document: Document, artifact: Artifact) -> list[Candidate]:
+    facts = artifact.facts
+    slide = _slide(artifact)
+    out = []
+    if facts.get("layout"):
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "slide-layout",
+                f"Which slide layout does slide {slide} use?",
+                [f"Slide {slide} uses the “{facts['layout']}” layout."],
+                value=facts["layout"],
+                anchor=[f"Layout of slide {slide}"],
+            )
+        )
+    top = [s for s in facts.get("shapes", []) if s["group"] is None]
+    if len(top) >= 2 and not top[-1]["kind"].startswith(FOOTER_KINDS):
+        front = top[-1]["name"]
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "z-order-front",
+                f"Which shape on slide {slide} is frontmost (top of the stacking order)?",
+                [f"The frontmost shape is [{front}]."],
+                value=front,
+                anchor=["frontmost", f"on slide {slide}"],
+            )
+        )
+    group = next((s for s in facts.get("shapes", []) if s["members"]), None)
+    if group is not None:
+        members = ", ".join(f"[{m}]" for m in group["members"])
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "group-members",
+                f"Which shapes are grouped in [{group['name']}] on slide {slide}?",
+                [f"The group [{group['name']}] contains {members}."],
+                value=group["members"][0],
+                anchor=[f"on slide {slide}", f"in group [{group['name']}]"],
+            )
+        )
+    placed = [s for s in top if s["box"] is not None and "placeholder" not in s["kind"]]
+    if placed:
+        shape = placed[pick(artifact.id, len(placed))]
+        where = shape["position"].split(", width")[0]
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "shape-position",
+                f"Where is the top-left corner of [{shape['name']}] on slide {slide} "
+                "(offsets from the slide's left and top edges)?",
+                [f"[{shape['name']}] is placed at {where}."],
+                value=where,
+                anchor=[f"Shape [{shape['name']}] on slide {slide}"],
+            )
+        )
+    for link in facts.get("connections", [])[:1]:
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "connector-link",
+                f"Which shape does the connector [{link['connector']}] on slide {slide} lead to "
+                f"from [{link['from']}]?",
+                [f"It links [{link['from']}] to [{link['to']}]."],
+                value=link["to"],
+                anchor=[f"Connector [{link['connector']}] on slide {slide} links [{link['from']}]"],
+            )
+        )
+    return out
+
+
+def animations(document: Document, artifact: Artifact) -> list[Candidate]:
+    effects = artifact.facts.get("effects", [])
+    slide = _slide(artifact)
+    if not effects:
+        return []
+    first = effects[0]
+    out = [
+        candidate(
+            document,
+            artifact,
+            "animation-first",
+            f"Which shape does the first animation on slide {slide} apply to?",
+            [
+                f"The first animation ({first['effect_class']} “{first['effect']}”) applies to "
+                f"[{first['shape_name']}]."
+            ],
+            value=first["shape_name"],
+            anchor=[f"Animation 1 on slide {slide}"],
+        )
+    ]
+    targets = [e["shape_name"] for e in effects]
+    single = [e for e in effects if targets.count(e["shape_name"]) == 1]
+    if single:
+        effect = single[pick(artifact.id, len(single))]
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "animation-effect",
+                f"Which animation effect is applied to [{effect['shape_name']}] on slide {slide}, "
+                "and how is it triggered?",
+                [
+                    f"{_a(effect['effect_class']).capitalize()} effect “{effect['effect']}”.",
+                    f"It starts {effect['trigger_text']}.",
+                ],
+                value=effect["effect"],
+                anchor=[f"[{effect['shape_name']}]", f"{effect['effect_class']} effect"],
+            )
+        )
+    return out
+
+
+def slide_languages(document: Document, artifact: Artifact) -> list[Candidate]:
+    slide = _slide(artifact)
+    out = []
+    for run in artifact.facts.get("runs", [])[:2]:
+        text = quote(run["text"], 60)
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "run-language",
+                f"Which language is the text “{text}” on slide {slide} tagged with?",
+                [f"It is tagged {run['lang']} ({run['language']})."],
+                value=run["lang"],
+                anchor=["Language tag", text.rstrip("…")],
+            )
+        )
+    return out
+
+
+def deck_language(document: Document, artifact: Artifact) -> list[Candidate]:
+    facts = artifact.facts
+    return [
+        candidate(
+            document,
+            artifact,
+            "deck-language",
+            "Which language are most of this deck's slide texts tagged with?",
+            [f"Most slide text is tagged {facts['lang']} ({facts['language']})."],
+            value=facts["lang"],
+            anchor=["Main text language"],
+        )
+    ]
+
+
+def hidden_slide(document: Document, artifact: Artifact) -> list[Candidate]:
+    hidden = [a for a in document.artifacts if a.kind == "hidden-slide"]
+    if hidden[0].id != artifact.id:
+        return []
+    numbers = [_slide(a) for a in hidden]
+    answers = [
+        f"Slide {a.facts['slide']}"
+        + (f" (“{a.facts['title']}”)" if a.facts.get("title") else "")
+        + " is hidden."
+        for a in hidden
+    ]
+    question = (
+        "Which slide of this deck is hidden (not shown during the slide show)?"
+        if len(numbers) == 1
+        else "Which slides of this deck are hidden (not shown during the slide show)?"
+    )
+    return [
+        candidate(
+            document,
+            artifact,
+            "hidden-slides",
+            question,
+            answers,
+            value=f"slide {numbers[0]}",
+            anchor=["hidden slide"],
+        )
+    ]
+
+
+def section(document: Document, artifact: Artifact) -> list[Candidate]:
+    facts = artifact.facts
+    sections = [a for a in document.artifacts if a.kind == "section"]
+    slides = facts.get("slides", [])
+    if len(sections) < 2 or not slides:
+        return []
+    number = slides[pick(artifact.id, len(slides))]
+    return [
+        candidate(
+            document,
+            artifact,
+            "section-of-slide",
+            f"Which section of the deck does slide {number} belong to?",
+            [f"Slide {number} is in the section “{facts['name']}”."],
+            value=facts["name"],
+            anchor=["Section", str(number)],
+        )
+    ]
+
+
+def footer(document: Document, artifact: Artifact) -> list[Candidate]:
+    facts = artifact.facts
+    label = {"dt": "date/time", "hdr": "header"}.get(facts["role"], "footer")
+    if facts.get("override"):
+        slide = facts["slide"]
+        question = f"What {label} text is shown on slide {slide}?"
+        anchor = [f"on slide {slide}"]
+    else:
+        question = f"What {label} text do the slides of this deck show?"
+        anchor = []
+    written = {"dt": "Date/time", "hdr": "Header"}.get(facts["role"], "Footer")
+    return [
+        candidate(
+            document,
+            artifact,
+            f"{label.replace('/', '-')}-text",
+            question,
+            [f"The {label} reads “{facts['text']}”."],
+            value=facts["text"],
+            anchor=[written, *anchor],
+        )
+    ]
+
+
+def slide_number(document: Document, artifact: Artifact) -> list[Candidate]:
+    slides = artifact.facts.get("slides", [])
+    if not slides:
+        return []
+    listed = ", ".join(str(n) for n in slides)
+    return [
+        candidate(
+            document,
+            artifact,
+            "slide-number-shown",
+            "On which slides of this deck is a slide number displayed?",
+            [f"A slide number is displayed on slides {listed}."],
+            value="Slide number: shown",
+        )
+    ]
+
+
+def note(document: Document, artifact: Artifact) -> list[Candidate]:
+    facts = artifact.facts
+    slide = _slide(artifact)
+    lines = facts.get("lines", [])
+    text = " ".join(lines)
+    if 20 <= len(text) <= 160 and len(lines) == 1:
+        return [
+            candidate(
+                document,
+                artifact,
+                "note-text",
+                f"What do the speaker notes of slide {slide} say?",
+                [f"The notes say: “{text}”."],
+                value=text,
+                anchor=[f"Speaker notes of slide {slide}"] if len(text.split()) < 6 else [],
+            )
+        ]
+    where = f"In the speaker notes of slide {slide}"
+    out = []
+    for blanked, span in _cloze("\n".join(lines)):
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "note-cloze",
+                f"{where}, what fills the blank in: “{blanked}”?",
+                [f"The missing text is “{span}”."],
+                value=span,
+                anchor=[blanked.replace("____", " ")],
+            )
+        )
+    return out
+
+
+def metadata(document: Document, artifact: Artifact) -> list[Candidate]:
+    facts = artifact.facts
+    key, label, value = facts["key"], facts["label"], facts["value"]
+    if len(normalize(value).replace(" ", "")) < 3 or normalize(value) in ("true", "false"):
+        return []
+    if facts["source"] == "custom":
+        if NOISY_CUSTOM.match(key):
+            return []
+        question = f"What value does the custom document property “{label}” hold?"
+    elif key in NOISY_PROPERTIES:
+        return []
+    elif key in ("creator", "lastModifiedBy", "Manager"):
+        question = f"Who is recorded as the presentation's {label.lower()} in its properties?"
+    elif key in ("created", "modified"):
+        question = f"When was the presentation {label.lower()}, according to its properties?"
+    else:
+        question = f"What value does the presentation's “{label}” property hold?"
+    return [
+        candidate(
+            document,
+            artifact,
+            f"metadata-{key}",
+            question,
+            [f"The document property “{label}” is {value}."],
+            value=value,
+            anchor=[label],
+        )
+    ]
+
+
+RULES: dict[str, Callable[[Document, Artifact], list[Candidate]]] = {
+    "slide-text": slide_text,
+    "shape-text": shape_text,
+    "shape-style": shape_style,
+    "hyperlink": hyperlink,
+    "text-highlight": text_highlight,
+    "equation": equation,
+    "table": table,
+    "table-cell-colors": table_cell_colors,
+    "image": image,
+    "chart": chart_questions,
+    "smartart": smartart,
+    "smartart-structure": smartart_structure,
+    "ink": ink,
+    "slide-structure": slide_structure,
+    "animations": animations,
+    "slide-languages": slide_languages,
+    "deck-language": deck_language,
+    "hidden-slide": hidden_slide,
+    "section": section,
+    "footer": footer,
+    "date-time": footer,
+    "slide-number": slide_number,
+    "note": note,
+    "metadata": metadata,
+}
