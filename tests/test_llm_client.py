@@ -395,3 +395,16 @@ Font = 0.1
 
 def test_schema_for_schema_name_helper():
     assert schema_name({"response_format": {"json_schema": {"name": "X"}}}) == "X"
+
+
+def test_a_reply_that_is_not_a_completion_is_an_error(stub, harness):
+    stub.script.append({"status": 200, "json": "not an object"})
+    reply = harness.ask()
+    assert not reply.ok and len(stub.chat_requests()) == 1
+
+
+def test_azure_settings_without_endpoint_disable_calls(stub, tmp_path, monkeypatch):
+    monkeypatch.delenv("AZURE_OPENAI_ENDPOINT", raising=False)
+    harness = Harness(stub, tmp_path, base_url="", api_version="2024-10-21")
+    reply = harness.ask()
+    assert "could not be set up" in reply.error and not stub.requests

@@ -277,15 +277,21 @@ class ModelClient:
 
         attempt = 0
         mode = self.mode
+        try:
+            api = self.api()
+        except (openai.OpenAIError, ValueError) as error:  # e.g. Azure without an endpoint
+            self._disabled = f"the model client could not be set up ({self._describe(error)})"
+            self.say_once(f"{self._disabled}; no model calls")
+            return None, {}, self._disabled, mode
         while True:
             if mode != self.mode:  # the format was stepped down: rebuild the body
                 mode = self.mode
                 params = {k: v for k, v in body.items() if k not in WIRE_KEYS}
                 body = self.wire_body(body["model"], messages, schema, params, mode)
             try:
-                completion = self.api().chat.completions.create(
-                    **body, timeout=self.settings.timeout
-                )
+                completion = api.chat.completions.create(**body, timeout=self.settings.timeout)
+                if not getattr(completion, "choices", None):
+                    return None, {}, "the endpoint's reply is not a chat completion", mode
                 return response_of(completion), usage_of(completion.usage), "", mode
             except openai.BadRequestError as error:
                 if schema is not None and self._downgrade(mode, error):
@@ -301,6 +307,8 @@ class ModelClient:
                 failure: Exception = error
             except openai.APIConnectionError as error:  # includes APITimeoutError
                 retryable, failure = True, error
+            except openai.APIError as error:  # e.g. a reply that is not a chat completion
+                retryable, failure = False, error
             if not retryable or attempt >= self.settings.max_retries:
                 return None, {}, self._describe(failure), mode
             delay = retry_after(failure)
@@ -364,13 +372,13 @@ def _with_instruction(messages: Sequence[Message], schema: type[BaseModel] | Non
 
 def response_of(completion: Any) -> dict[str, Any]:
     """The parts of a chat completion worth recording."""
-    choice = completion.choices[0] if completion.choices else None
-    message = choice.message if choice else None
+    choice = completion.choices[0]
+    message = getattr(choice, "message", None)
     return {
         "id": completion.id,
         "model": completion.model,
         "content": (message.content if message else None) or "",
-        "finish_reason": choice.finish_reason if choice else None,
+        "finish_reason": getattr(choice, "finish_reason", None),
         "refusal": getattr(message, "refusal", None),
     }
 
