@@ -22,7 +22,7 @@ from fidelity.model import Candidate, Document
 from fidelity.outputs import write_outputs
 from fidelity.store import RunStore
 from filters import dedup
-from filters.groundedness import Answerer, check_document
+from filters.groundedness import Answerer, Outcome, check_document
 from generators import rules
 from generators.model import ModelGenerators
 from ingest.discover import discover
@@ -73,19 +73,36 @@ def process_file(path: Path, store: RunStore, out: Path, config: Config, stages:
         with store.transaction():
             store.put_file(sha, str(path), "skipped", str(error), {"stage": "ingest"})
         return "skipped"
-    candidates: list[Candidate] = stages.generate(document)
-    outcomes = check_document(document, candidates, stages.answerer)
+    outcomes = filter_candidates(document, stages.generate(document), stages)
     with store.transaction():
         store.put_file(sha, str(path), "done", info={"app": document.app}, document=document)
-        for seq, outcome in enumerate(outcomes):
-            if not store.put_candidate(outcome.candidate, seq):
-                continue
-            for decision, context in outcome.decisions:
-                store.add_decision(decision, context)
-            store.set_ground_status(
-                outcome.candidate.id, outcome.status, outcome.rejected_by, outcome.reason
-            )
+        store_outcomes(store, outcomes)
     return "done"
+
+
+def filter_candidates(
+    document: Document, candidates: list[Candidate], stages: Stages
+) -> list[Outcome]:
+    """Every per-file filter on a document's candidates (the build and `regen` share it)."""
+    return check_document(document, candidates, stages.answerer)
+
+
+def store_outcomes(store: RunStore, outcomes: list[Outcome], first_seq: int = 0) -> int:
+    """Store filtered candidates with their decisions (inside the caller's transaction).
+
+    Candidates already stored are left as they are; returns how many were new.
+    """
+    added = 0
+    for seq, outcome in enumerate(outcomes, start=first_seq):
+        if not store.put_candidate(outcome.candidate, seq):
+            continue
+        added += 1
+        for decision, context in outcome.decisions:
+            store.add_decision(decision, context)
+        store.set_ground_status(
+            outcome.candidate.id, outcome.status, outcome.rejected_by, outcome.reason
+        )
+    return added
 
 
 def run_dedup(store: RunStore, config: Config) -> None:
