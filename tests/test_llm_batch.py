@@ -39,6 +39,7 @@ def make_client(stub: StubServer, tmp_path, store: RunStore | None = None) -> Mo
 
 def two_steps(client: ModelClient, seen: list) -> None:
     """A generator that asks a second question about the first answer."""
+    client.accounting.count("two-steps", "ran")
     first = client.complete("generator", [user("step a")], Pick)
     seen.append(first)
     if first.ok:
@@ -62,9 +63,11 @@ def test_generation_runs_in_batch_rounds_then_from_records(stub, tmp_path):
     assert created[0]["completion_window"] == "24h"
     assert client.store.meta(META_KEY) is None
     # The generation pass proper is served entirely from the records.
+    assert not client.accounting.generation  # collection passes are not counted
     seen.clear()
     two_steps(client, seen)
     assert seen[0].cached and not stub.chat_requests()
+    assert client.accounting.generation["two-steps: ran"] == 1
     client.finish(tmp_path)
     report = json.loads((tmp_path / "model_usage.json").read_text())
     # Two calls at $0.0004 each, half price in batch mode.

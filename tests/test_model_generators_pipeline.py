@@ -153,3 +153,17 @@ def test_without_model_the_run_stays_offline_even_with_a_key(stub, tmp_path):
     assert not stub.requests
     assert {row["mode"] for row in rows(out / "questions.jsonl")} == {"offline"}
     assert not (out / "model_usage.json").exists()
+
+
+def test_batch_mode_generates_through_the_batch_api(stub, tmp_path):
+    config = tmp_path / "fidelity.toml"
+    config.write_text("[models]\nmodel = 'stub-model'\nbatch = true\nbatch_poll_seconds = 0\n")
+    out = tmp_path / "out"
+    assert main(["--config", str(config), "build", str(WORD_FILE), "-o", str(out)]) == 0
+    assert not stub.chat_requests()
+    assert len([r for r in stub.requests if r["path"] == "/v1/batches"]) >= 2
+    produced = rows(out / "questions.jsonl") + rows(out / "rejected.jsonl")
+    assert {"model:text", "model:facts"} <= {row["generator"] for row in produced}
+    report = json.loads((out / "model_usage.json").read_text())
+    assert report["generation"]["model:text: drafted"] > 0
+    assert "model:text: no draft (model call failed)" not in report["generation"]

@@ -61,6 +61,7 @@ class Accounting:
         self.budget_reason = ""
         self.refused = 0
         self.started = 0
+        self.muted = False  # batch collection passes do not count in the funnel
         self._lock = threading.Lock()
 
     def cost(self, model: str, usage: dict[str, int], discount: float = 1.0) -> float | None:
@@ -120,7 +121,7 @@ class Accounting:
 
     def count(self, generator: str, event: str, amount: int = 1) -> None:
         """The generation funnel: drafted, kept and dropped (with the reason) per generator."""
-        if amount:
+        if amount and not self.muted:
             with self._lock:
                 self.generation[f"{generator}: {event}"] += amount
 

@@ -61,10 +61,12 @@ def prefetch(client: ModelClient, produce: Callable[[], object], max_rounds: int
     for _ in range(max_rounds):
         collector = Collector()
         client.collector = collector
+        client.accounting.muted = True
         try:
             produce()
         finally:
             client.collector = None
+            client.accounting.muted = False
         if not collector.requests:
             break
         refusal = ""
