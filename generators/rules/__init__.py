@@ -6,6 +6,7 @@ import importlib
 from collections.abc import Callable
 
 from fidelity.model import Artifact, Candidate, Document
+from generators.rules.common import widened
 
 GENERATOR = "rules"
 VERSION = "1"
@@ -19,18 +20,23 @@ RULE_MODULES = {
 }
 
 
-def generate(document: Document) -> list[Candidate]:
-    """Every rule-based candidate for a document, in artifact order."""
+def generate(document: Document, widen: int = 1) -> list[Candidate]:
+    """Every rule-based candidate for a document, in artifact order.
+
+    `widen` multiplies the per-artifact caps (table cells, cloze sentences) so a
+    regeneration pass can draw candidates beyond the ones a build makes.
+    """
     module = importlib.import_module(RULE_MODULES[document.app])
     rules: dict[str, Rule] = module.RULES
     out: list[Candidate] = []
     seen: set[str] = set()
-    for artifact in document.artifacts:
-        rule = rules.get(artifact.kind)
-        if rule is None:
-            continue
-        for item in rule(document, artifact):
-            if item.id not in seen and item.probe.value.strip():
-                seen.add(item.id)
-                out.append(item)
+    with widened(widen):
+        for artifact in document.artifacts:
+            rule = rules.get(artifact.kind)
+            if rule is None:
+                continue
+            for item in rule(document, artifact):
+                if item.id not in seen and item.probe.value.strip():
+                    seen.add(item.id)
+                    out.append(item)
     return out

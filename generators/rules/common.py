@@ -3,8 +3,32 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 MAX_CELLS = 3
+# Multiplies the per-artifact caps (cells per table, sentences per chunk); `regen` raises it.
+_widen: ContextVar[int] = ContextVar("widen", default=1)
+
+
+def cap(limit: int) -> int:
+    """A per-artifact cap as the current generation pass allows it (see `widened`)."""
+    return limit * _widen.get()
+
+
+@contextmanager
+def widened(factor: int) -> Iterator[None]:
+    """Rules called inside draw up to `factor` times more candidates per artifact.
+
+    The extra candidates extend the default ones (same picks first), so a wider
+    pass returns a superset of a normal one.
+    """
+    token = _widen.set(max(1, factor))
+    try:
+        yield
+    finally:
+        _widen.reset(token)
 
 
 def pick(key: str, count: int) -> int:
@@ -35,6 +59,6 @@ def table_cells(
                 continue
             candidates.append((row[0], name, value))
     chosen: list[tuple[str, str, str]] = []
-    while candidates and len(chosen) < limit:
+    while candidates and len(chosen) < cap(limit):
         chosen.append(candidates.pop(pick(f"{key}:{len(chosen)}", len(candidates))))
     return chosen

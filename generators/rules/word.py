@@ -11,7 +11,7 @@ import re
 
 from fidelity.model import Artifact, Candidate, Document
 from generators.draft import candidate, quote
-from generators.rules.common import pick, table_cells
+from generators.rules.common import cap, pick, table_cells
 
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
 NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*\d(?![\w])|(?<![\w.])\d{2,}(?![\w])")
@@ -39,7 +39,7 @@ def _text(document: Document, artifact: Artifact) -> list[Candidate]:
     plain = re.sub(r"⟦[^⟧]+⟧|[#*|>`_-]{1,}", " ", artifact.text)
     out = []
     for sentence in SENTENCE.split(" ".join(plain.split())):
-        if len(out) >= 2 or not 40 <= len(sentence) <= 300:
+        if len(out) >= cap(2) or not 40 <= len(sentence) <= 300:
             continue
         numbers = [n for n in NUMBER.findall(sentence) if n not in heading]
         if not numbers:
