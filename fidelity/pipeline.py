@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from tqdm import tqdm
@@ -123,6 +123,7 @@ def default_stages(config: Config, store: RunStore, out: Path) -> tuple[Stages, 
     """Offline stages, or model mode (rules + model generators) when a model is configured."""
     if not config.models.enabled:
         return Stages(), None
+    store.set_meta("models", asdict(config.models))  # for replaying the calls (no secrets)
     client = ModelClient(config.models, store, out)
     return Stages(generate=ModelGenerators(client, config.models), mode="model"), client
 

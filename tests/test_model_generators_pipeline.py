@@ -12,6 +12,7 @@ import pytest
 from openai_stub import StubServer, json_reply, schema_name, text_of
 
 from fidelity.cli import main
+from fidelity.config import ModelsConfig
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 WORD_FILE = CORPUS / "word" / "018367.docx"
@@ -114,6 +115,9 @@ def test_build_with_model_drafts_records_and_reports(stub, tmp_path, capsys):
     assert {row["mode"] for row in produced} == {"model"}
     model_rows = [row for row in produced if row["generator"].startswith("model:")]
     assert all("model=stub-model" in row["generator_version"] for row in model_rows)
+    with sqlite3.connect(out / "run.sqlite") as db:
+        (models,) = db.execute("SELECT value FROM meta WHERE key='models'").fetchone()
+    assert ModelsConfig.from_toml(json.loads(models)) == ModelsConfig(model="stub-model")
     report = json.loads((out / "model_usage.json").read_text())
     calls = report["this_run"]["generate / stub-model"]["calls"]
     assert calls == len(stub.chat_requests()) > 0
