@@ -7,6 +7,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from fidelity.model import TAXONOMY
+
 DEFAULT_TYPE_PRIORITY = {"Font": 0.3, "Layout": 0.5, "Language": 0.5, "Metadata": 0.7}
 
 
@@ -79,6 +81,52 @@ class ModelsConfig:
         return cls(**{k: v for k, v in data.items() if k in known}, generation=budget)
 
 
+SIZE_BUCKETS = ("Small", "Medium", "Long")
+
+
+@dataclass
+class CoverageConfig:
+    """The `[coverage]` section: kept questions wanted per application × category.
+
+    `[coverage.targets.word] Comment = 10` sets one cell; `"*" = 5` every other cell
+    of that application; `Table = { total = 20, Small = 5, Long = 5 }` also wants
+    so many from files of each size bucket. `default` covers every cell not named.
+    """
+
+    default: int = 0
+    targets: dict[str, dict[str, int]] = field(default_factory=dict)
+    bucket_targets: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
+
+    def target(self, app: str, category: str) -> int:
+        per_app = self.targets.get(app, {})
+        return per_app.get(category, per_app.get("*", self.default))
+
+    def buckets(self, app: str, category: str) -> dict[str, int]:
+        return self.bucket_targets.get(app, {}).get(category, {})
+
+    @classmethod
+    def from_toml(cls, data: dict[str, Any]) -> CoverageConfig:
+        unknown = set(data) - {"default", "targets"}
+        if unknown:
+            raise ValueError(f"unknown [coverage] settings: {', '.join(sorted(unknown))}")
+        config = cls(default=int(data.get("default", 0)))
+        for app, cells in data.get("targets", {}).items():
+            if app not in TAXONOMY:
+                raise ValueError(f"[coverage.targets]: unknown application {app!r}")
+            for category, wanted in cells.items():
+                if category != "*" and category not in TAXONOMY[app]:
+                    raise ValueError(f"[coverage.targets.{app}]: unknown category {category!r}")
+                if isinstance(wanted, dict):
+                    stray = set(wanted) - {"total", *SIZE_BUCKETS}
+                    if stray:
+                        raise ValueError(f"[coverage.targets.{app}] {category}: {sorted(stray)}")
+                    buckets = {b: int(n) for b, n in wanted.items() if b != "total"}
+                    config.bucket_targets.setdefault(app, {})[category] = buckets
+                    wanted = wanted.get("total", sum(buckets.values()))
+                config.targets.setdefault(app, {})[category] = int(wanted)
+        return config
+
+
 @dataclass
 class Config:
     """Settings every stage reads; unknown TOML keys are kept in `extra` for later stages."""
@@ -86,6 +134,7 @@ class Config:
     dedup_scope: str = "file"
     max_file_mb: float = 100.0
     models: ModelsConfig = field(default_factory=ModelsConfig)
+    coverage: CoverageConfig = field(default_factory=CoverageConfig)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -96,8 +145,10 @@ class Config:
             data = tomllib.loads(candidate.read_text())
         elif path is not None:
             raise FileNotFoundError(f"configuration file not found: {path}")
-        known = {f.name for f in fields(cls)} - {"extra", "models"}
+        known = {f.name for f in fields(cls)} - {"extra", "models", "coverage"}
         values = {key: value for key, value in data.get("run", {}).items() if key in known}
-        extra = {key: value for key, value in data.items() if key not in ("run", "models")}
+        sections = ("run", "models", "coverage")
+        extra = {key: value for key, value in data.items() if key not in sections}
         models = ModelsConfig.from_toml(data.get("models", {}))
-        return cls(**values, models=models, extra=extra)
+        coverage = CoverageConfig.from_toml(data.get("coverage", {}))
+        return cls(**values, models=models, coverage=coverage, extra=extra)
