@@ -8,12 +8,13 @@ from the package XML: comments, notes, headers/footers, text boxes, video, chart
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from extractors import ExtractionError
 from extractors.chart import chart_text, parse_chart
 from extractors.ooxml_props import metadata_artifacts, properties
-from extractors.word_body import convert
+from extractors.word_body import convert, read_ast
 from extractors.word_format import (
     Styles,
     font_artifacts,
@@ -32,48 +33,35 @@ from extractors.word_parts import (
 )
 from fidelity.hashing import IdMaker
 from fidelity.model import Artifact, Document
+from fidelity.sizes import size_metadata
 from fidelity.xmlsafe import Package
-
-# The paper's size buckets for Word, by page count.
-BUCKETS = ((5, "Small"), (20, "Medium"))
-
-
-def size_bucket(pages: int | None) -> str | None:
-    if not pages:
-        return None
-    for limit, name in BUCKETS:
-        if pages <= limit:
-            return name
-    return "Long"
 
 
 def extract(path: Path, document: Document, media_dir: Path) -> Document:
-    with Package(path) as package:
+    with ThreadPoolExecutor(max_workers=1) as pool, Package(path) as package:
+        # pandoc runs in its own process while the package XML is read here.
+        pending_ast = pool.submit(read_ast, path, media_dir)
         root = package.xml(DOCUMENT)
         if root is None:
             raise ExtractionError("package has no word/document.xml")
         styles = Styles.load(package)
         boxes, box_paragraphs = textboxes(root)
-        body = convert(path, media_dir, note_refs(package, root), box_paragraphs)
-        artifacts = body.artifacts + boxes
-        artifacts += _hyperlinks(body.links)
-        artifacts += comments(package, root)
-        artifacts += headers_footers(package, root, media_dir)
-        artifacts += videos(package, root)
-        artifacts += _charts(package, root)
+        notes = note_refs(package, root)
+        parts: list[Artifact] = []
+        parts += comments(package, root)
+        parts += headers_footers(package, root, media_dir)
+        parts += videos(package, root)
+        parts += _charts(package, root)
         paragraphs = read_paragraphs(root, styles)
-        artifacts += font_artifacts(paragraphs, styles)
-        artifacts += mark_artifacts(paragraphs)
-        artifacts += layout_artifacts(root, paragraphs)
-        artifacts += metadata_artifacts(package)
+        parts += font_artifacts(paragraphs, styles)
+        parts += mark_artifacts(paragraphs)
+        parts += layout_artifacts(root, paragraphs)
+        parts += metadata_artifacts(package)
         pages = _declared_pages(package)
+        body = convert(pending_ast.result(), media_dir, notes, box_paragraphs)
     document.body = body.body
-    document.artifacts = artifacts
-    document.size = {
-        "pages": pages,
-        "pages_source": "docProps/app.xml",
-        "bucket": size_bucket(pages),
-    }
+    document.artifacts = body.artifacts + boxes + _hyperlinks(body.links) + parts
+    document.size = size_metadata("word", pages, "docProps/app.xml")
     return document
 
 

@@ -299,16 +299,20 @@ def _tail_words(text: str, count: int) -> str:
     return " ".join(words[-count:])
 
 
-def convert(
-    path: Path, media_dir: Path, notes: list[NoteRef], textboxes: dict[str, str]
-) -> BodyResult:
-    """The Word body as placeholders + text chunks, and the artifacts found on the way."""
+def read_ast(path: Path, media_dir: Path) -> dict[str, Any]:
+    """pandoc's AST of a Word file; media files are extracted under `media_dir`."""
     media_dir.mkdir(parents=True, exist_ok=True)
-    ast = json.loads(
+    return json.loads(
         pypandoc.convert_file(
             str(path), "json", format="docx", extra_args=[f"--extract-media={media_dir}"]
         )
     )
+
+
+def convert(
+    ast: dict[str, Any], media_dir: Path, notes: list[NoteRef], textboxes: dict[str, str]
+) -> BodyResult:
+    """The Word body as placeholders + text chunks, and the artifacts found on the way."""
     walker = _Walker(media_dir.parent.parent, notes, {_key(k): v for k, v in textboxes.items()})
     chunks = _chunk(walker, ast["blocks"])
     texts = _render_markdown([blocks for _, blocks in chunks], ast["pandoc-api-version"])
