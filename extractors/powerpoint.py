@@ -26,6 +26,7 @@ from extractors.powerpoint_slide import SlideOutput, build_slide
 from extractors.powerpoint_text import paragraphs
 from extractors.powerpoint_xml import a, one_line, p
 from fidelity.model import Artifact, Document
+from fidelity.sizes import size_metadata
 from fidelity.xmlsafe import Package, UnsafePackage
 
 FOOTER_KINDS = {"ftr": "footer", "hdr": "footer", "dt": "date-time", "sldNum": "slide-number"}
@@ -38,11 +39,6 @@ def set_pdf_renderer(renderer: PdfRenderer | None) -> None:
     """Install how a deck becomes a PDF with its hidden slides (None: no slide images)."""
     global _pdf_renderer
     _pdf_renderer = renderer
-
-
-def size_bucket(slides: int) -> str:
-    """The paper's deck-size buckets: Small (≤10 slides), Medium (11–30), Long (>30)."""
-    return "Small" if slides <= 10 else "Medium" if slides <= 30 else "Long"
 
 
 class FooterRegistry:
@@ -180,11 +176,9 @@ def _fill(path: Path, deck: Deck, document: Document, media: MediaWriter) -> Non
         lines.extend(output.lines)
     document.body = "\n".join(lines).strip() + "\n"
     document.artifacts = builder.artifacts
-    document.size = {
-        "slides": len(deck.slides),
-        "hidden_slides": len(hidden),
-        "bucket": size_bucket(len(deck.slides)),
-    }
+    document.size = size_metadata(
+        "powerpoint", len(deck.slides), deck.part, hidden_slides=len(hidden)
+    )
 
 
 def _sections(deck: Deck, builder: Builder, outputs: list[SlideOutput]) -> dict[int, Artifact]:

@@ -47,7 +47,13 @@ def test_fixture_covers_categories_and_size(deck: Document) -> None:
     assert categories <= set(TAXONOMY["powerpoint"])
     missing = set(TAXONOMY["powerpoint"]) - categories
     assert missing == {"Ink", "SmartArt/Type & Text", "SmartArt/Semantics"}
-    assert deck.size == {"slides": 7, "hidden_slides": 1, "bucket": "Small"}
+    assert deck.size == {
+        "unit": "slides",
+        "count": 7,
+        "source": "ppt/presentation.xml",
+        "bucket": "Small",
+        "hidden_slides": 1,
+    }
     assert len({a.id for a in deck.artifacts}) == len(deck.artifacts)
 
 
