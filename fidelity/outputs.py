@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from fidelity.model import TAXONOMY, Candidate
+from fidelity import coverage
+from fidelity.config import CoverageConfig
+from fidelity.model import Candidate
 from fidelity.store import RunStore
 
 
@@ -53,7 +54,9 @@ def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
     tmp.replace(path)
 
 
-def write_outputs(store: RunStore, out: Path) -> dict[str, int]:
+def write_outputs(
+    store: RunStore, out: Path, targets: CoverageConfig | None = None
+) -> dict[str, int]:
     mode = store.meta("mode", "offline")
     accepted, rejected = [], []
     where = locators(store)
@@ -77,45 +80,10 @@ def write_outputs(store: RunStore, out: Path) -> dict[str, int]:
     _write_jsonl(out / "questions.jsonl", accepted)
     _write_jsonl(out / "rejected.jsonl", rejected)
     _write_jsonl(out / "skipped.jsonl", skipped)
-    (out / "coverage.md").write_text(coverage_markdown(store))
+    (out / "coverage.md").write_text(coverage.markdown(store, targets or CoverageConfig()))
     return {
         "accepted": len(accepted),
         "unverified": sum(1 for row in accepted if row["status"] == "unverified"),
         "rejected": len(rejected),
         "skipped": len(skipped),
     }
-
-
-def coverage_counts(store: RunStore) -> dict[tuple[str, str], Counter[str]]:
-    cells: dict[tuple[str, str], Counter[str]] = {}
-    for document in store.documents():
-        for artifact in document.artifacts:
-            cells.setdefault((document.app, artifact.category), Counter())["artifacts"] += 1
-    for candidate, status, _, _ in store.candidates():
-        cell = cells.setdefault((candidate.app, candidate.category), Counter())
-        cell["candidates"] += 1
-        if status != "rejected":
-            cell["kept"] += 1
-        if status == "unverified":
-            cell["unverified"] += 1
-    return cells
-
-
-def coverage_markdown(store: RunStore) -> str:
-    cells = coverage_counts(store)
-    lines = [
-        "# Coverage (application × category)",
-        "",
-        f"Mode: {store.meta('mode', 'offline')}. Kept includes unverified candidates.",
-        "",
-        "| app | category | artifacts | candidates | kept | unverified |",
-        "|---|---|---:|---:|---:|---:|",
-    ]
-    for app, categories in TAXONOMY.items():
-        for category in categories:
-            cell = cells.get((app, category), Counter())
-            lines.append(
-                f"| {app} | {category} | {cell['artifacts']} | {cell['candidates']} "
-                f"| {cell['kept']} | {cell['unverified']} |"
-            )
-    return "\n".join(lines) + "\n"

@@ -161,7 +161,7 @@ def build(
         for path in tqdm(files, desc="files", unit="file", file=sys.stderr, disable=None):
             process_file(path, store, out, config, stages)
         run_dedup(store, config)
-        summary = write_outputs(store, out)
+        summary = write_outputs(store, out, config.coverage)
         if client is not None:
             print(client.finish(out), file=sys.stderr)
         return summary
