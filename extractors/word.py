@@ -108,7 +108,7 @@ def _charts(package: Package, root) -> list[Artifact]:
                 category="Chart",
                 kind="chart",
                 modality="visual",
-                locator=f"chart {number} ({part})",
+                locator=f"chart {number} of the document",
                 text=f"[Chart {number}]\n{chart_text(facts)}",
                 facts=facts,
                 group="Charts",

@@ -177,6 +177,7 @@ class Paragraph:
     base: RunFormat
     text: str
     runs: list[tuple[str, RunFormat]]
+    in_table: bool
 
 
 def read_paragraphs(root: etree._Element, styles: Styles) -> list[Paragraph]:
@@ -200,6 +201,7 @@ def read_paragraphs(root: etree._Element, styles: Styles) -> list[Paragraph]:
                 base=styles.style_format(style or styles.paragraph_default),
                 text=" ".join("".join(text for text, _ in runs).split()),
                 runs=runs,
+                in_table=any(a.tag == w("tc") for a in node.iterancestors()),
             )
         )
     return out
@@ -358,7 +360,7 @@ def layout_artifacts(root: etree._Element, paragraphs: list[Paragraph]) -> list[
         if ppr is None:
             continue
         text = short(paragraph.text)
-        if len(text) < 3:
+        if len(text.split()) < 2 or paragraph.in_table:
             continue
         statements = _paragraph_layout(ppr)
         if not statements:

@@ -277,7 +277,7 @@ def chart_questions(document: Document, artifact: Artifact) -> list[Candidate]:
     """Title, type and one data point of a chart (shared by every application)."""
     facts = artifact.facts
     title = facts.get("title")
-    name = f"the chart titled “{quote(title, 60)}”" if title else f"the chart at {artifact.locator}"
+    name = f"the chart titled “{quote(title, 60)}”" if title else artifact.locator
     out = []
     if title:
         out.append(
@@ -285,7 +285,7 @@ def chart_questions(document: Document, artifact: Artifact) -> list[Candidate]:
                 document,
                 artifact,
                 "chart-title",
-                f"What is the title of the chart at {artifact.locator}?",
+                f"What is the title of {artifact.locator}?",
                 [f"The chart's title is “{title}”."],
                 value=title,
                 anchor=["chart title"],
@@ -298,7 +298,7 @@ def chart_questions(document: Document, artifact: Artifact) -> list[Candidate]:
                 artifact,
                 "chart-type",
                 f"What type of chart is {name}?",
-                [f"It is a {facts['type_label']} chart."],
+                [f"It is a {facts['type_label']}."],
                 value=facts["type_label"],
                 anchor=["chart type"],
             )
@@ -422,6 +422,8 @@ def _font_span(document: Document, artifact: Artifact) -> list[Candidate]:
         value = " and ".join(styles)
         question = f"Which emphasis (bold, italic, underline) is applied to the text “{subject}”?"
         answer = f"The text “{subject}” is {value}."
+    if value.casefold() in subject.casefold():
+        return []
     return [
         candidate(
             document,
