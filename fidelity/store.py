@@ -143,6 +143,13 @@ class RunStore:
         )
         return cursor.rowcount == 1
 
+    def next_seq(self, file_sha: str) -> int:
+        """The position after a file's last stored candidate (candidates added later go there)."""
+        (seq,) = self.db.execute(
+            "SELECT COALESCE(MAX(seq), -1) + 1 FROM candidates WHERE file_sha=?", (file_sha,)
+        ).fetchone()
+        return int(seq)
+
     def set_status(
         self, candidate_id: str, status: str, rejected_by: str = "", reason: str = ""
     ) -> None:
