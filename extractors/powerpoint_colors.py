@@ -10,20 +10,6 @@ from lxml import etree
 
 from extractors.powerpoint_xml import a, local
 
-SCHEME_SLOTS = (
-    "dk1",
-    "lt1",
-    "dk2",
-    "lt2",
-    "accent1",
-    "accent2",
-    "accent3",
-    "accent4",
-    "accent5",
-    "accent6",
-    "hlink",
-    "folHlink",
-)
 DEFAULT_MAP = {"bg1": "lt1", "tx1": "dk1", "bg2": "lt2", "tx2": "dk2"}
 
 PRESET = {

@@ -1,8 +1,9 @@
 """Rendered slide images: a deck's PDF (hidden slides included) split into one PNG per slide.
 
-The PDF comes from whatever converter the run has configured (LibreOffice through
-unoserver, exporting with the impress_pdf_Export option ExportHiddenSlides=true);
-this module only runs poppler's pdftoppm on it. No converter means no images.
+The PDF comes from the converter the run installs with `powerpoint.set_pdf_renderer`
+(LibreOffice through unoserver: `ingest.unoserver_pool.Converter.to_pdf(path,
+"powerpoint")` exports with ExportHiddenSlides=true); this module only runs poppler's
+pdftoppm on it. No converter means no images.
 """
 
 from __future__ import annotations
@@ -16,8 +17,6 @@ from pathlib import Path
 
 DPI = 60
 TIMEOUT_SECONDS = 120
-# The unoserver/unoconvert filter option that keeps hidden slides in the PDF export.
-PDF_FILTER_OPTIONS = ("ExportHiddenSlides=true",)
 
 PdfRenderer = Callable[[Path], bytes]
 

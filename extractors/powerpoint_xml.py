@@ -13,12 +13,9 @@ MC = "http://schemas.openxmlformats.org/markup-compatibility/2006"
 P14 = "http://schemas.microsoft.com/office/powerpoint/2010/main"
 A14 = "http://schemas.microsoft.com/office/drawing/2010/main"
 DGM = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
-CHART = "http://schemas.openxmlformats.org/drawingml/2006/chart"
 TABLE_URI = "http://schemas.openxmlformats.org/drawingml/2006/table"
 M = "http://schemas.openxmlformats.org/officeDocument/2006/math"
 INKML = "http://www.w3.org/2003/InkML"
-
-NS = {"p": P, "a": A, "r": R, "mc": MC, "p14": P14, "a14": A14, "dgm": DGM, "c": CHART, "m": M}
 
 # Extension namespaces whose mc:Choice content this reader understands.
 UNDERSTOOD = {"p14", "p15", "p16", "a14", "a15", "a16", "m", "v"}
@@ -65,13 +62,6 @@ def children(element: etree._Element) -> Iterator[etree._Element]:
             yield from choose(child)
         else:
             yield child
-
-
-def walk(element: etree._Element) -> Iterator[etree._Element]:
-    """Descendants in document order through the chosen markup-compatibility branches."""
-    for child in children(element):
-        yield child
-        yield from walk(child)
 
 
 def inches(emu: float) -> str:
