@@ -120,10 +120,11 @@ def below_target(
     ]
 
 
-def markdown(store: RunStore, config: CoverageConfig) -> str:
+def markdown(store: RunStore, config: CoverageConfig, only_short: bool = False) -> str:
     """`coverage.md`: the matrix with targets and gaps, then per-bucket targets if any."""
     cells = compute(store, config)
     short = below_target(cells)
+    shown = short if only_short else list(cells.values())
     lines = [
         "# Coverage (application × category)",
         "",
@@ -138,12 +139,12 @@ def markdown(store: RunStore, config: CoverageConfig) -> str:
         "| unused artifacts |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for cell in cells.values():
+    for cell in shown:
         lines.append(
             f"| {cell.app} | {cell.category} | {cell.artifacts} | {cell.candidates} "
             f"| {cell.kept} | {cell.unverified} | {cell.target} | {cell.gap} | {cell.unused} |"
         )
-    with_buckets = [cell for cell in cells.values() if any(t.target for t in cell.buckets.values())]
+    with_buckets = [cell for cell in shown if any(t.target for t in cell.buckets.values())]
     if with_buckets:
         lines += [
             "",
