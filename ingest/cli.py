@@ -7,7 +7,11 @@ from collections import Counter
 from pathlib import Path
 
 from fidelity.config import Config
+from fidelity.llm import ModelClient
+from fidelity.pipeline import STORE_NAME
+from fidelity.store import RunStore
 from ingest.corpus import CORPUS_JSONL, ingest_corpus
+from ingest.rank import ModelJudge, chat_through
 from ingest.settings import IngestSettings
 from ingest.unoserver_pool import close_shared_converter
 
@@ -20,16 +24,27 @@ def cmd_ingest(args: argparse.Namespace, config: Config) -> int:
         rank_top_k=args.top_k,
         word_pages_from_pdf=False if args.no_pdf_pages else None,
     )
+    out = Path(args.out)
+    store = client = judge = None
+    if config.models.enabled:  # the ranking judge is a model; its calls go to the run store
+        store = RunStore(out / STORE_NAME)
+        client = ModelClient(config.models, store, out)
+        judge = ModelJudge(chat_through(client), name=f"model {client.model_for('ranker')}")
     try:
         corpus = ingest_corpus(
             args.inputs,
-            Path(args.out),
+            out,
             config,
             settings=settings,
             use_libreoffice=not args.no_libreoffice,
+            judge=judge,
         )
     finally:
         close_shared_converter()
+        if client is not None:
+            print(client.finish(out))
+        if store is not None:
+            store.close()
     reasons = Counter(record.reason_code for record in corpus.dropped())
     detail = ", ".join(f"{code} {count}" for code, count in sorted(reasons.items()))
     print(

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datasketch import MinHash, MinHashLSH
 
 PERMUTATIONS = 128
+LSH_SLACK = 0.2
 WORD = re.compile(r"\w+")
 
 
@@ -46,7 +47,11 @@ def near_duplicates(
     texts: list[tuple[str, str]], threshold: float, shingle_size: int
 ) -> list[Duplicate]:
     """Duplicates among (key, text) items given best first; the first of a cluster survives."""
-    index = MinHashLSH(threshold=threshold, num_perm=PERMUTATIONS)
+    # The index is tuned for recall (a lower threshold, misses weighted up): every
+    # candidate it returns is confirmed with the exact Jaccard anyway.
+    index = MinHashLSH(
+        threshold=max(0.1, threshold - LSH_SLACK), num_perm=PERMUTATIONS, weights=(0.2, 0.8)
+    )
     kept: dict[str, set[str]] = {}
     found = []
     for key, text in texts:

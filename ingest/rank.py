@@ -8,8 +8,9 @@ are Elo ratings averaged over several random orderings of all outcomes; the
 rank is the position inside the document's domain, and `rank_top_k` keeps only
 the best k per domain.
 
-Judges: `ModelJudge` asks a model (any `chat(messages) -> str` callable; the
-caller makes it cached and replayable). With no model configured,
+Judges: `ModelJudge` asks a model through any `chat(messages) -> str` callable;
+`chat_through(ModelClient)` gives one whose calls are recorded and replayed by
+the run store. With no model configured,
 `HeuristicJudge` stands in: a documented, deterministic comparison of
 structure and artifact richness, labelled as such in every output.
 """
@@ -56,6 +57,7 @@ class Judgement:
     dimensions: dict[str, Side]
     judge: str
     rationale: str = ""
+    failed: bool = False  # the judge could not decide (e.g. model call failed): not scored
 
 
 class Judge(Protocol):
@@ -175,7 +177,11 @@ class ModelJudge:
             a=first.text[: self.max_chars],
             b=second.text[: self.max_chars],
         )
-        reply = self.chat([{"role": "user", "content": prompt}])
+        try:
+            reply = self.chat([{"role": "user", "content": prompt}])
+        except JudgeUnavailable as error:
+            ties = dict.fromkeys(DIMENSIONS, "tie")
+            return Judgement("tie", ties, self.name, f"model call failed: {error}", failed=True)
         answer = _parse(reply)
 
         def side(value: Any) -> Side:
@@ -185,8 +191,27 @@ class ModelJudge:
             return ("b" if letter == "A" else "a") if swap else ("a" if letter == "A" else "b")
 
         dimensions = {name: side(answer.get(name)) for name in DIMENSIONS}
-        rationale = str(answer.get("reason", "")) or f"unparsed reply: {reply[:200]}"
+        if "winner" not in answer:
+            return Judgement("tie", dimensions, self.name, f"unparsed reply: {reply[:200]}", True)
+        rationale = str(answer.get("reason", ""))
         return Judgement(side(answer.get("winner")), dimensions, self.name, rationale)
+
+
+class JudgeUnavailable(RuntimeError):
+    """A judge call that gave no usable reply."""
+
+
+def chat_through(client: Any, role: str = "ranker") -> Callable[[list[dict[str, Any]]], str]:
+    """A `chat` callable over the project's ModelClient: recorded, cached, replayable calls
+    (role `ranker`, which falls back to the `[models] model`)."""
+
+    def chat(messages: list[dict[str, Any]]) -> str:
+        reply = client.complete(role, messages, stage="ingest")
+        if not reply.ok:
+            raise JudgeUnavailable(reply.error or "no reply")
+        return str(reply.text)
+
+    return chat
 
 
 def _parse(reply: str) -> dict[str, Any]:
@@ -244,8 +269,9 @@ def rank_word(records: list[FileRecord], settings: IngestSettings, judge: Judge)
     def play(i: int, j: int, phase: str) -> None:
         compared.add(frozenset((i, j)))
         verdict = judge.compare(items[i], items[j])
-        score = {"a": 1.0, "b": 0.0, "tie": 0.5}[verdict.winner]
-        outcomes.append(Outcome(keys[i], keys[j], score))
+        if not verdict.failed:
+            score = {"a": 1.0, "b": 0.0, "tie": 0.5}[verdict.winner]
+            outcomes.append(Outcome(keys[i], keys[j], score))
         ranking.comparisons.append({"phase": phase, "a": keys[i], "b": keys[j], **asdict(verdict)})
 
     for i, j, phase in _bootstrap_pairs(items, settings, rng):

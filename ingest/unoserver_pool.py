@@ -54,6 +54,7 @@ sys.argv[0] = "unoserver"
 sys.exit(main())
 """
 
+CLIENT_MARGIN = 5.0  # seconds the client waits beyond the conversion timeout
 CRASH_MARKERS = ("DisposedException", "disposed", "RuntimeException", "TimeoutError")
 
 
@@ -153,14 +154,22 @@ class UnoServer:
             return False
         return True
 
-    def stop(self) -> None:
-        """End unoserver and LibreOffice: SIGTERM to the process group, SIGKILL if needed."""
+    def stop(self, grace: float = 3.0) -> None:
+        """End unoserver and LibreOffice: SIGTERM to the process group, SIGKILL after `grace`
+        seconds (at once when `grace` is 0, for a server that crashed or hung)."""
         process, self.process = self.process, None
         if process is not None:
-            _signal_group(process.pid, signal.SIGTERM)
-            if not _wait_group(process, 8.0):
-                _signal_group(process.pid, signal.SIGKILL)
-                _wait_group(process, 5.0)
+            if grace > 0:
+                _signal_group(process.pid, signal.SIGTERM)
+                _signal_group(process.pid, signal.SIGCONT)  # a frozen server must wake to die
+                try:
+                    process.wait(grace)  # unoserver closes LibreOffice, then exits
+                except subprocess.TimeoutExpired:
+                    pass
+                # LibreOffice's launcher (oosplash) can linger after unoserver is gone.
+                _wait_group(process, 1.0)
+            _signal_group(process.pid, signal.SIGKILL)
+            _wait_group(process, 5.0)
         if self.profile is not None:
             shutil.rmtree(self.profile, ignore_errors=True)
             if self.log is not None:
@@ -256,6 +265,7 @@ class Converter:
             if not self._servers:
                 self._unavailable = f"no unoserver could start: {errors[0]}"
                 raise LibreOfficeUnavailable(self._unavailable)
+            self.size = len(self._servers)  # don't retry failed starts on every conversion
 
     def _ready_or_error(self, server: UnoServer) -> str | None:
         try:
@@ -338,7 +348,7 @@ class Converter:
                 self._restart(server)
             args = (None, xmlrpc.client.Binary(data), None, to, filtername, options, False)
             try:
-                result = server.call("convert", *args, None, None, timeout=limit + 15)
+                result = server.call("convert", *args, None, None, timeout=limit + CLIENT_MARGIN)
             except xmlrpc.client.Fault as fault:
                 message = str(fault.faultString).strip().splitlines()[-1]
                 if "TimeoutError" in fault.faultString:
@@ -362,7 +372,7 @@ class Converter:
         raise ConversionError(f"{why} ({attempts} attempts)")
 
     def _restart(self, server: UnoServer) -> None:
-        server.stop()
+        server.stop(grace=0)
         self.restarts += 1
         server.start()
         try:
