@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from pptx import Presentation
 from pptx.util import Inches
 
 from extractors import ExtractionError
+from extractors import extract as extract_any
 from extractors.powerpoint import extract
 from extractors.powerpoint_views import deck_views, without_shape
 from extractors.views import PLACEHOLDER, View, placed_ids, render
@@ -237,6 +239,17 @@ def test_decks_without_slides_and_broken_packages_are_refused(tmp_path: Path) ->
     junk.write_bytes(b"PK\x03\x04 not really a zip")
     with pytest.raises(ExtractionError):
         load(junk, tmp_path / "m")
+    source = build_deck(tmp_path / "ok.pptx", ["Fine"])
+    hostile = tmp_path / "hostile.pptx"
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(hostile, "w") as new:
+        for item in old.infolist():
+            data = old.read(item)
+            if item.filename == "ppt/slides/slide1.xml":
+                data = b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e "boom">]>' + data[56:]
+            new.writestr(item, data)
+    document = Document(sha256="7" * 64, app="powerpoint", format="pptx", source=str(hostile))
+    with pytest.raises(ExtractionError, match="DTD"):
+        extract_any(hostile, document, tmp_path / "m")
 
 
 # ---------------------------------------------------------------- shared corpus
