@@ -272,7 +272,12 @@ def _autoshape(ctx: SlideContext, shape: Shape) -> list[str]:
             head += f" {ctx.show(extra) if extra is style else extra.placeholder}"
     items_ = _paragraphs(ctx, shape) if shape.kind == "sp" else []
     if not items_:
-        return [head] if style is not None or link is not None else []
+        # No text: the shape's own element artifact carries its name, so nothing is left over.
+        first = style or link
+        if first is None:
+            return []
+        first.text = f"{label(shape)} {first.text}"
+        return [head.removeprefix(label(shape)).strip()]
     kind = _text_kind(shape, _geometry(shape), style)
     rendered = [_render_paragraph(ctx, shape, index, item) for index, item in enumerate(items_)]
     text = f"{head} {rendered[0]}" if len(rendered) == 1 else "\n".join([head, *rendered])
