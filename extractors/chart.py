@@ -450,19 +450,25 @@ def _number(value: str, code: str | None = None) -> str:
     return f"{number:.15g}".replace("e+", "E+").replace("e-", "E-")
 
 
-def _points_text(series: dict[str, Any]) -> str:
+def formatted_points(series: dict[str, Any]) -> list[tuple[str, str]]:
+    """(category label, value) pairs as the chart shows them, number formats applied."""
     categories: list[str | None] = series.get("categories", [])
     values: list[str | None] = series.get("values", [])
     pairs = []
-    for index, value in enumerate(values[:MAX_POINTS]):
+    for index, value in enumerate(values):
         if value is None:
             continue
         label = categories[index] if index < len(categories) else None
         label = _number(label, series.get("categories_format")) if label else str(index + 1)
-        pairs.append(f"{_one_line(label)}={_number(value, series.get('values_format'))}")
-    text = "; ".join(pairs)
-    if len(values) > MAX_POINTS:
-        text += f"; … ({len(values) - MAX_POINTS} more points not shown)"
+        pairs.append((_one_line(label), _number(value, series.get("values_format"))))
+    return pairs
+
+
+def _points_text(series: dict[str, Any]) -> str:
+    pairs = formatted_points(series)
+    text = "; ".join(f"{label}={value}" for label, value in pairs[:MAX_POINTS])
+    if len(pairs) > MAX_POINTS:
+        text += f"; … ({len(pairs) - MAX_POINTS} more points not shown)"
     return text
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from extractors.chart import formatted_points
 from fidelity.model import Artifact, Candidate, Document
 from generators.draft import candidate, quote
 from generators.rules.common import cap, pick, table_cells
@@ -304,8 +305,7 @@ def chart_questions(document: Document, artifact: Artifact) -> list[Candidate]:
             )
         )
     for series in facts.get("series", [])[:1]:
-        points = list(zip(series.get("categories") or [], series.get("values") or [], strict=False))
-        points = [(c, v) for c, v in points if c not in (None, "") and v not in (None, "")]
+        points = [(c, v) for c, v in formatted_points(series) if c and v]
         if not points or not series.get("name"):
             continue
         category, value = points[pick(artifact.id, len(points))]
