@@ -1,0 +1,141 @@
+"""Review tasks: what an annotator sees for one kept candidate, built from the run store."""
+
+from __future__ import annotations
+
+import base64
+import json
+import mimetypes
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fidelity.model import Artifact, Candidate, Decision, Document
+from fidelity.store import RunStore
+
+SLIDE = re.compile(r"\bslide (\d+)\b")
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+@dataclass
+class Task:
+    """One question to review, with the evidence an annotator needs to check it."""
+
+    id: str
+    question: str
+    answer: list[str]
+    app: str
+    category: str
+    question_type: str
+    file: str
+    file_sha: str
+    artifact_id: str
+    locator: str
+    evidence_text: str
+    evidence_html: str | None
+    image: str | None
+    image_kind: str | None
+    grade: float | None
+
+    @property
+    def where(self) -> str:
+        return f"{self.app} · {self.category} · {Path(self.file).name} · {self.locator}"
+
+    def answer_text(self) -> str:
+        return "\n".join(f"• {statement}" for statement in self.answer)
+
+    def show(self) -> dict[str, Any]:
+        """The fields every format shows (the image as a path relative to the run folder)."""
+        return {
+            "question": self.question,
+            "answer": self.answer,
+            "app": self.app,
+            "category": self.category,
+            "question_type": self.question_type,
+            "file": self.file,
+            "locator": self.locator,
+            "evidence_text": self.evidence_text,
+            "evidence_html": self.evidence_html,
+            "image": self.image,
+            "image_kind": self.image_kind,
+        }
+
+
+def grader_score(decisions: list[Decision]) -> float | None:
+    """The model grader's 1-5 score from a stored `grade` decision, if there is one.
+
+    The grader's `answered` holds JSON: a number, `{"score": n}` / `{"overall": n}`,
+    or per-criterion scores (then their mean).
+    """
+    for decision in decisions:
+        if not decision.check.startswith("grade"):
+            continue
+        try:
+            value: Any = json.loads(decision.answered)
+        except ValueError:
+            match = NUMBER.search(decision.answered)
+            return float(match.group()) if match else None
+        if isinstance(value, dict):
+            value = value.get("score", value.get("overall", value))
+        if isinstance(value, dict):
+            numbers = [v for v in value.values() if isinstance(v, int | float)]
+            value = sum(numbers) / len(numbers) if numbers else None
+        return float(value) if isinstance(value, int | float) else None
+    return None
+
+
+def _image(document: Document, artifact: Artifact) -> tuple[str | None, str | None]:
+    """The artifact's own picture, else (PowerPoint) the rendered slide it sits on."""
+    if artifact.media and artifact.modality == "visual":
+        return artifact.media, "image"
+    match = SLIDE.search(artifact.locator)
+    if document.app == "powerpoint" and match:
+        for other in document.artifacts:
+            if other.kind == "slide-render" and other.facts.get("slide") == int(match.group(1)):
+                return other.media, "slide"
+    return (artifact.media, "image") if artifact.media else (None, None)
+
+
+def task_for(document: Document, candidate: Candidate, decisions: list[Decision]) -> Task:
+    artifact = document.artifact(candidate.artifact_id)
+    image, kind = _image(document, artifact)
+    return Task(
+        id=candidate.id,
+        question=candidate.question,
+        answer=candidate.answer,
+        app=candidate.app,
+        category=candidate.category,
+        question_type=candidate.question_type,
+        file=candidate.file,
+        file_sha=candidate.file_sha,
+        artifact_id=artifact.id,
+        locator=artifact.locator,
+        evidence_text=artifact.text,
+        evidence_html=artifact.html,
+        image=image,
+        image_kind=kind,
+        grade=grader_score(decisions),
+    )
+
+
+def build_tasks(store: RunStore) -> list[Task]:
+    """One task per kept (or unverified) candidate, in the store's stable order."""
+    documents = {document.sha256: document for document in store.documents()}
+    return [
+        task_for(documents[candidate.file_sha], candidate, store.decisions(candidate.id))
+        for candidate, status, _, _ in store.candidates()
+        if status != "rejected" and candidate.file_sha in documents
+    ]
+
+
+def image_path(out: Path, image: str | None) -> Path | None:
+    """The image file of a task (media paths are relative to the run folder)."""
+    if not image:
+        return None
+    path = Path(image) if Path(image).is_absolute() else out / image
+    return path if path.is_file() else None
+
+
+def data_uri(path: Path) -> str:
+    kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    return f"data:{kind};base64,{base64.b64encode(path.read_bytes()).decode()}"
