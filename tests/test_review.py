@@ -371,6 +371,7 @@ def test_grader_scores_are_read_from_stored_grade_decisions(run: Path, tmp_path:
 
     assert grader_score([grade('{"score": 4}')]) == 4.0
     assert grader_score([grade('{"clarity": 3, "grounding": 5}')]) == 4.0
+    assert grader_score([grade("clarity 4, precision 5, value 3")]) == 4.0
     assert grader_score([grade("score: 2")]) == 2.0
     assert grader_score([]) is None
 

@@ -15,6 +15,7 @@ from fidelity.store import RunStore
 
 SLIDE = re.compile(r"\bslide (\d+)\b")
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+NAMED_SCORE = re.compile(r"\b[a-z]+ ([1-5])\b")  # the grader's "clarity 4, precision 5, value 3"
 
 
 @dataclass
@@ -64,8 +65,9 @@ class Task:
 def grader_score(decisions: list[Decision]) -> float | None:
     """The model grader's 1-5 score from a stored `grade` decision, if there is one.
 
-    The grader's `answered` holds JSON: a number, `{"score": n}` / `{"overall": n}`,
-    or per-criterion scores (then their mean).
+    The grader (filters/grading.py) writes its scores as "clarity 4, precision 5, value 3";
+    JSON (a number, `{"score": n}`, or per-criterion scores) is read too. Several
+    scores give their mean.
     """
     for decision in decisions:
         if not decision.check.startswith("grade"):
@@ -73,6 +75,9 @@ def grader_score(decisions: list[Decision]) -> float | None:
         try:
             value: Any = json.loads(decision.answered)
         except ValueError:
+            named = [int(score) for score in NAMED_SCORE.findall(decision.answered)]
+            if named:
+                return sum(named) / len(named)
             match = NUMBER.search(decision.answered)
             return float(match.group()) if match else None
         if isinstance(value, dict):
