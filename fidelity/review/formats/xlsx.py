@@ -38,6 +38,23 @@ TASK_COLUMNS = (
 )
 ANSWER_COLUMNS = ("correct", "evidence located", "evidence mark", "quality", "comment")
 IMAGE_HEIGHT = 160
+WIDTHS = {
+    "task_id": 18,
+    "annotator": 12,
+    "app": 11,
+    "category": 16,
+    "file": 22,
+    "locator": 24,
+    "question": 50,
+    "answer": 50,
+    "evidence": 60,
+    "table html": 30,
+    "image": 30,
+    "earlier answers": 30,
+    "evidence mark": 30,
+    "comment": 30,
+}
+MAX_LINES = 12
 GREY = PatternFill("solid", fgColor="EEEEEE")
 
 
@@ -82,13 +99,27 @@ def _workbook(
         yes_no_list.add(sheet.cell(row, column["correct"]))
         yes_no_list.add(sheet.cell(row, column["evidence located"]))
         ratings.add(sheet.cell(row, column["quality"]))
+        sheet.row_dimensions[row].height = _height(task)
         picture = image_path(out, task.image)
         if picture:
             _embed(sheet, picture, sheet.cell(row, column["image"]).coordinate, row)
-    for name, width in (("question", 50), ("answer", 50), ("evidence", 60), ("image", 30)):
+    for name, width in WIDTHS.items():
         sheet.column_dimensions[sheet.cell(1, column[name]).column_letter].width = width
     sheet.freeze_panes = "B2"
     return book
+
+
+def _height(task: Task) -> float:
+    """A row tall enough for the wrapped question, answer and evidence (in points)."""
+    lines = max(
+        sum(len(part) // WIDTHS[name] + 1 for part in text.splitlines() or [""])
+        for name, text in (
+            ("question", task.question),
+            ("answer", task.answer_text()),
+            ("evidence", task.evidence_text),
+        )
+    )
+    return 15.0 * min(MAX_LINES, lines)
 
 
 def _embed(sheet: Worksheet, picture: Path, anchor: str, row: int) -> None:
@@ -101,7 +132,9 @@ def _embed(sheet: Worksheet, picture: Path, anchor: str, row: int) -> None:
     placed = SheetImage(str(picture))
     placed.width, placed.height = int(width * scale), int(height * scale)
     sheet.add_image(placed, anchor)
-    sheet.row_dimensions[row].height = placed.height * 0.75
+    sheet.row_dimensions[row].height = max(
+        sheet.row_dimensions[row].height or 0, placed.height * 0.75
+    )
 
 
 def export(
