@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 from collections.abc import Callable
 
 from fidelity.model import Artifact, Candidate, Document
-from generators.rules.common import widened
+from generators.rules.common import cap, widened
 
 GENERATOR = "rules"
 VERSION = "1"
 
 Rule = Callable[[Document, Artifact], list[Candidate]]
+
+# At most this many candidates of one question type per document (a workbook with 400
+# defined names must not flood the set); the kept ones are a stable hash sample.
+PER_TYPE = 8
 
 RULE_MODULES = {
     "word": "generators.rules.word",
@@ -23,8 +28,8 @@ RULE_MODULES = {
 def generate(document: Document, widen: int = 1) -> list[Candidate]:
     """Every rule-based candidate for a document, in artifact order.
 
-    `widen` multiplies the per-artifact caps (table cells, cloze sentences) so a
-    regeneration pass can draw candidates beyond the ones a build makes.
+    `widen` multiplies the per-artifact caps (table cells, cloze sentences) and the
+    per-type cap, so a regeneration pass can draw candidates beyond the ones a build makes.
     """
     module = importlib.import_module(RULE_MODULES[document.app])
     rules: dict[str, Rule] = module.RULES
@@ -39,4 +44,17 @@ def generate(document: Document, widen: int = 1) -> list[Candidate]:
                 if item.id not in seen and item.probe.value.strip():
                     seen.add(item.id)
                     out.append(item)
-    return out
+        return _sample_per_type(out, cap(PER_TYPE))
+
+
+def _sample_per_type(candidates: list[Candidate], limit: int) -> list[Candidate]:
+    """Keep up to `limit` candidates per question type, chosen by id hash, in their order."""
+    by_type: dict[str, list[Candidate]] = {}
+    for item in candidates:
+        by_type.setdefault(item.question_type, []).append(item)
+    chosen = {
+        item.id
+        for items in by_type.values()
+        for item in sorted(items, key=lambda c: hashlib.sha256(c.id.encode()).digest())[:limit]
+    }
+    return [item for item in candidates if item.id in chosen]
