@@ -25,8 +25,11 @@ from filters import dedup
 from filters.groundedness import Answerer, Outcome, check_document
 from generators import rules
 from generators.model import ModelGenerators
+from ingest.analyze import FileRecord
+from ingest.corpus import ingest_corpus
 from ingest.discover import discover
 from ingest.prepare import NotReadable, prepare
+from ingest.rank import ModelJudge, chat_through
 from ingest.sniff import sniff
 
 STORE_NAME = "run.sqlite"
@@ -63,16 +66,31 @@ def load_document(path: Path, sha: str, out: Path, config: Config) -> Document:
     return extract(ooxml, document, out / "media" / sha[:16])
 
 
-def process_file(path: Path, store: RunStore, out: Path, config: Config, stages: Stages) -> str:
+def process_file(
+    path: Path,
+    store: RunStore,
+    out: Path,
+    config: Config,
+    stages: Stages,
+    ingested: FileRecord | None = None,
+) -> str:
+    """One file through every per-file stage; `ingested` is its ingest record, if any."""
     sha = file_sha256(path)
     if store.file_status(sha):
         return "done-before"
+    if ingested is not None and not ingested.kept:
+        info = {"stage": "ingest", "reason_code": ingested.reason_code}
+        with store.transaction():
+            store.put_file(sha, str(path), "skipped", ingested.reason, info)
+        return "skipped"
     try:
         document = load_document(path, sha, out, config)
     except (NotReadable, ExtractionError, OSError) as error:
         with store.transaction():
             store.put_file(sha, str(path), "skipped", str(error), {"stage": "ingest"})
         return "skipped"
+    if ingested is not None:  # ingest measured pages on a rendering: it wins over app.xml
+        document.size.update(ingested.size)
     outcomes = filter_candidates(document, stages.generate(document), stages)
     with store.transaction():
         store.put_file(sha, str(path), "done", info={"app": document.app}, document=document)
@@ -155,11 +173,15 @@ def build(
             stages, client = default_stages(config, store, out)
         store.set_meta("mode", stages.mode)
         files = discover(inputs)
+        judge = ModelJudge(chat_through(client), name="model") if client is not None else None
+        corpus = ingest_corpus(files, out, config, judge=judge)  # corpus.jsonl, corpus.md
+        ingested = {Path(record.path): record for record in corpus.records}
         if client is not None and config.models.batch:
-            documents = pending_documents(files, store, out, config)
+            kept = [path for path in files if ingested[path].kept]
+            documents = pending_documents(kept, store, out, config)
             prefetch(client, lambda: [stages.generate(d) for d in documents])
         for path in tqdm(files, desc="files", unit="file", file=sys.stderr, disable=None):
-            process_file(path, store, out, config, stages)
+            process_file(path, store, out, config, stages, ingested[path])
         run_dedup(store, config)
         summary = write_outputs(store, out, config.coverage)
         if client is not None:
