@@ -21,7 +21,7 @@ from ingest.language import identify
 from ingest.prepare import NotReadable, needs_libreoffice, prepare
 from ingest.probe import Probe, metadata
 from ingest.settings import IngestSettings
-from ingest.size import size_metadata
+from ingest.size import measure
 from ingest.sniff import sniff
 from ingest.unoserver_pool import Converter
 
@@ -154,7 +154,7 @@ def _analyze(
     record.categories, record.features = probe.categories, probe.features
     record.language, record.language_score = identify(probe.text, settings.language_min_words)
     pdf_converter = converter if settings.word_pages_from_pdf else None
-    record.size = size_metadata(record.app, probe, ooxml, pdf_converter)
+    record.size = measure(record.app, probe, ooxml, pdf_converter)
     return record
 
 

@@ -11,10 +11,10 @@ from collections import Counter
 from pathlib import Path
 
 from fidelity.model import TAXONOMY
+from fidelity.sizes import UNITS
 from ingest.analyze import FileRecord
 from ingest.rank import Ranking
 from ingest.settings import IngestSettings
-from ingest.size import UNITS
 
 BUCKET_ORDER = ("Small", "Medium", "Long")
 

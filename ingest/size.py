@@ -1,4 +1,4 @@
-"""Size metadata and the paper's Small/Medium/Long buckets.
+"""Size metadata with the paper's Small/Medium/Long buckets (fidelity.sizes).
 
 Word is measured in pages (counted on a LibreOffice PDF rendering when one is
 available, else docProps/app.xml, else estimated from the word count),
@@ -11,24 +11,15 @@ import re
 from pathlib import Path
 from typing import Any
 
+from fidelity.sizes import size_metadata
 from ingest.probe import Probe
 from ingest.uno_env import LibreOfficeUnavailable
 from ingest.unoserver_pool import ConversionError, Converter
 
-UNITS = {"word": "pages", "excel": "sheets", "powerpoint": "slides"}
-# Upper bounds of Small and Medium per application (Long is above the second).
-BUCKETS = {"word": (10, 30), "powerpoint": (10, 30), "excel": (3, 8)}
 WORDS_PER_PAGE = 500
 PAGES_COUNT = re.compile(
     rb"/Type\s*/Pages\b[^>]*?/Count\s+(\d+)|/Count\s+(\d+)[^>]*?/Type\s*/Pages\b"
 )
-
-
-def bucket(app: str, count: int | None) -> str | None:
-    if count is None:
-        return None
-    small, medium = BUCKETS[app]
-    return "Small" if count <= small else "Medium" if count <= medium else "Long"
 
 
 def pdf_pages(pdf: bytes) -> int | None:
@@ -37,9 +28,7 @@ def pdf_pages(pdf: bytes) -> int | None:
     return max(counts) if counts else None
 
 
-def size_metadata(
-    app: str, probe: Probe, ooxml: Path, converter: Converter | None
-) -> dict[str, Any]:
+def measure(app: str, probe: Probe, ooxml: Path, converter: Converter | None) -> dict[str, Any]:
     """{"unit", "count", "source", "bucket"} for one file."""
     features = probe.features
     count: int | None
@@ -49,7 +38,7 @@ def size_metadata(
         count, source = features.get("slides"), "presentation.xml"
     else:
         count, source = _word_pages(probe, ooxml, converter)
-    return {"unit": UNITS[app], "count": count, "source": source, "bucket": bucket(app, count)}
+    return size_metadata(app, count, source)
 
 
 def _word_pages(probe: Probe, ooxml: Path, converter: Converter | None) -> tuple[int | None, str]:

@@ -1,7 +1,7 @@
 """Conversion through unoserver on the shared corpus: variants, rendering, crashes and hangs.
 
-One unoserver (and its LibreOffice) serves the whole module; the crash and hang
-tests break it on purpose and check that it comes back.
+The session's shared unoserver (and its LibreOffice) serves these tests; the crash
+and hang tests break it on purpose and check that it comes back.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from ingest.prepare import prepare
 from ingest.settings import IngestSettings
 from ingest.size import pdf_pages
 from ingest.sniff import sniff
-from ingest.unoserver_pool import ConversionError, Converter
+from ingest.unoserver_pool import ConversionError, Converter, _live_members, shared_converter
 
 pytestmark = pytest.mark.skipif(
     shutil.which("soffice") is None, reason="LibreOffice is not installed (see .ci/run)"
@@ -49,12 +49,20 @@ NEEDS_LIBREOFFICE = {"xls", "ppt", "doc", "ods", "odt", "odp", "xlsx-strict"}
 
 
 @pytest.fixture(scope="module")
-def converter(tmp_path_factory: pytest.TempPathFactory):
-    pool = Converter(servers=1, timeout=60, root=tmp_path_factory.mktemp("uno"))
+def converter() -> Converter:
+    """The session's one LibreOffice server (the build's tests use the same one)."""
+    pool = shared_converter()
     pool.start()
-    yield pool
+    return pool
+
+
+def test_closing_stops_every_process(tmp_path: Path) -> None:
+    pool = Converter(root=tmp_path, start_timeout=60)
+    pool.start()
+    (pid,) = pool.pids
     pool.close()
-    assert not pool.pids
+    assert not pool.pids and not _live_members(pid)
+    assert not list(tmp_path.glob("profile-*")), "private profiles are removed"
 
 
 @pytest.fixture(scope="module")

@@ -12,11 +12,12 @@ import pytest
 
 from fidelity.cli import main
 from fidelity.config import Config
+from fidelity.sizes import bucket
 from ingest.corpus import ingest_corpus
 from ingest.flavours import normalise_flavour
 from ingest.neardup import near_duplicates
 from ingest.settings import IngestSettings
-from ingest.size import bucket, pdf_pages
+from ingest.size import pdf_pages
 from ingest.sniff import sniff
 
 ENGLISH = (
