@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from ingest.analyze import FileRecord
 from ingest.elo import Outcome, averaged_elo, elo
 from ingest.rank import (
@@ -11,6 +13,7 @@ from ingest.rank import (
     HeuristicJudge,
     JudgeUnavailable,
     ModelJudge,
+    chat_through,
     rank_word,
 )
 from ingest.settings import IngestSettings
@@ -132,3 +135,24 @@ def test_model_judge_maps_positions_back_and_skips_failed_calls() -> None:
     records = [record("x", 1), record("y", 3)]
     ranking = rank_word(records, IngestSettings(), ModelJudge(broken))
     assert ranking.comparisons and all(r.elo == 1000.0 for r in records)
+
+
+def test_chat_through_uses_the_ranker_role_and_reports_failures() -> None:
+    class Reply:
+        def __init__(self, text: str, error: str = "") -> None:
+            self.text, self.error, self.ok = text, error, not error
+
+    class Client:
+        def __init__(self, reply: Reply) -> None:
+            self.reply, self.calls = reply, []
+
+        def complete(self, role, messages, schema=None, *, stage=None, params=None):
+            self.calls.append((role, stage))
+            return self.reply
+
+    client = Client(Reply('{"winner": "A"}'))
+    assert chat_through(client)([{"role": "user", "content": "hi"}]) == '{"winner": "A"}'
+    assert client.calls == [("ranker", "ingest")]
+    failing = chat_through(Client(Reply("", error="budget exhausted")))
+    with pytest.raises(JudgeUnavailable, match="budget exhausted"):
+        failing([{"role": "user", "content": "hi"}])
