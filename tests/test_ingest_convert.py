@@ -93,6 +93,16 @@ def test_every_variant_converts_then_extracts(
     assert again == ooxml
 
 
+def test_rtf_is_sniffed_and_converted(converter: Converter, tmp_path: Path) -> None:
+    source = tmp_path / "letter.doc"  # RTF saved under a .doc name, as editors often do
+    source.write_bytes(rb"{\rtf1\ansi{\fonttbl\f0 Arial;}\f0 Dear reader,\par Thank you.\par}")
+    sniffed = sniff(source)
+    assert (sniffed.app, sniffed.format) == ("word", "rtf")
+    assert sniffed.extension_mismatch == "extension .doc but content is rtf"
+    ooxml, converted_from = prepare(source, sniffed, tmp_path / "converted", converter)
+    assert converted_from == "rtf" and sniff(ooxml).format == "docx"
+
+
 def test_pdf_rendering_keeps_hidden_slides(converter: Converter, corpus: Path) -> None:
     deck = corpus / "powerpoint" / "002.pptx"  # three slides, one hidden
     assert pdf_pages(converter.to_pdf(deck, "powerpoint")) == 3
