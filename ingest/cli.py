@@ -40,7 +40,8 @@ def cmd_ingest(args: argparse.Namespace, config: Config) -> int:
             judge=judge,
         )
     finally:
-        close_shared_converter()
+        if not args.no_libreoffice:
+            close_shared_converter()
         if client is not None:
             print(client.finish(out))
         if store is not None:
