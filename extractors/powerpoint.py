@@ -20,11 +20,11 @@ from extractors.ooxml_props import metadata_artifacts
 from extractors.powerpoint_build import Builder, MediaWriter
 from extractors.powerpoint_deck import Deck, DeckError, Slide, read_deck
 from extractors.powerpoint_lang import language_name, main_language
-from extractors.powerpoint_render import PdfRenderer, pdf_to_pngs
 from extractors.powerpoint_shapes import FOOTER_ROLES, shape_tree
 from extractors.powerpoint_slide import SlideOutput, build_slide
 from extractors.powerpoint_text import paragraphs
 from extractors.powerpoint_xml import a, one_line, p
+from extractors.rendering import PdfRenderer, pdf_to_pngs
 from fidelity.model import Artifact, Document
 from fidelity.sizes import size_metadata
 from fidelity.xmlsafe import Package, UnsafePackage

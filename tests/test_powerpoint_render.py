@@ -13,8 +13,8 @@ import pytest
 from PIL import Image
 
 from extractors import powerpoint
-from extractors.powerpoint_render import pdf_to_pngs
 from extractors.powerpoint_views import deck_views
+from extractors.rendering import pdf_to_pngs
 from extractors.views import render
 from fidelity.model import Document
 from filters.ablation import ablation_views
