@@ -12,6 +12,7 @@ from extractors import ExtractionError
 from fidelity.config import Config
 from fidelity.hashing import file_sha256
 from fidelity.pipeline import build, load_document, open_store
+from filters.explain import explain
 from ingest.discover import discover
 from ingest.prepare import NotReadable
 
@@ -39,6 +40,7 @@ def cmd_build(args: argparse.Namespace, config: Config) -> int:
         f"{summary['accepted']} questions kept ({summary['unverified']} unverified), "
         f"{summary['rejected']} rejected, {summary['skipped']} files skipped -> {args.out}"
     )
+    print(f"funnel: {summary['funnel']}")
     return 0
 
 
@@ -46,31 +48,20 @@ def cmd_explain(args: argparse.Namespace, config: Config) -> int:
     store = open_store(Path(args.out))
     try:
         sha = file_sha256(Path(args.file))
-        rows = store.candidates(file_sha=sha)
-        if not rows:
+        if not store.candidates(file_sha=sha):
             print(f"no candidates stored for {args.file} in {args.out}", file=sys.stderr)
             return 1
-        for candidate, status, rejected_by, reason in rows:
-            if args.question and candidate.id != args.question:
-                continue
-            print(f"[{status}] {candidate.id} {candidate.category} ({candidate.artifact_id})")
-            print(f"  Q: {candidate.question}")
-            for statement in candidate.answer:
-                print(f"  A: {statement}")
-            for decision in store.decisions(candidate.id):
-                print(
-                    f"  - {decision.check:<24} view={decision.view} "
-                    f"context={decision.context_hash[:12]} verdict={decision.verdict}"
-                )
-                print(f"      match={decision.match} reason={decision.reason}")
-                if decision.answered:
-                    print(f"      answered: {decision.answered}")
-            if rejected_by:
-                print(f"  => rejected by {rejected_by}: {reason}")
-            print()
+        return explain(
+            store,
+            sha,
+            Path(args.out),
+            config,
+            question=args.question,
+            diff=args.diff,
+            replay=args.replay,
+        )
     finally:
         store.close()
-    return 0
 
 
 # Modules that add their own subcommands: each has `register(subparsers)` setting `run`.
@@ -100,6 +91,15 @@ def parser() -> argparse.ArgumentParser:
     explain.add_argument("file")
     explain.add_argument("-o", "--out", required=True)
     explain.add_argument("--question", help="only this candidate id")
+    explain.add_argument(
+        "--replay",
+        action="store_true",
+        help="re-run the filters from the stored document and recorded model calls only; "
+        "exit 1 if any decision differs",
+    )
+    explain.add_argument(
+        "--diff", action="store_true", help="show what each view removed from the full document"
+    )
     explain.set_defaults(run=cmd_explain)
 
     for name in COMMAND_MODULES:

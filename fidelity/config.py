@@ -81,6 +81,32 @@ class ModelsConfig:
         return cls(**{k: v for k, v in data.items() if k in known}, generation=budget)
 
 
+@dataclass
+class FilterSettings:
+    """The `[filters]` section: model-mode re-asking, answer matching and quality grading.
+
+    `judges` is a panel of up to three judge models voting by majority ([] = the judge
+    role's model); a candidate is dropped by grading when any score is under its minimum.
+    """
+
+    judges: list[str] = field(default_factory=list)
+    grading: bool = True
+    min_clarity: int = 3
+    min_precision: int = 3
+    min_value: int = 2
+    max_context_chars: int = 200_000
+
+    @classmethod
+    def from_toml(cls, data: dict[str, Any]) -> FilterSettings:
+        unknown = set(data) - {f.name for f in fields(cls)}
+        if unknown:
+            raise ValueError(f"unknown [filters] settings: {', '.join(sorted(unknown))}")
+        settings = cls(**data)
+        if len(settings.judges) > 3:
+            raise ValueError("[filters] judges: a panel has at most three models")
+        return settings
+
+
 SIZE_BUCKETS = ("Small", "Medium", "Long")
 
 
@@ -131,10 +157,11 @@ class CoverageConfig:
 class Config:
     """Settings every stage reads; unknown TOML keys are kept in `extra` for later stages."""
 
-    dedup_scope: str = "file"
+    dedup_scope: str = ""  # "file", "run", or "" = per file offline, run-wide in model mode
     max_file_mb: float = 100.0
     models: ModelsConfig = field(default_factory=ModelsConfig)
     coverage: CoverageConfig = field(default_factory=CoverageConfig)
+    filters: FilterSettings = field(default_factory=FilterSettings)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -145,10 +172,11 @@ class Config:
             data = tomllib.loads(candidate.read_text())
         elif path is not None:
             raise FileNotFoundError(f"configuration file not found: {path}")
-        known = {f.name for f in fields(cls)} - {"extra", "models", "coverage"}
+        known = {f.name for f in fields(cls)} - {"extra", "models", "coverage", "filters"}
         values = {key: value for key, value in data.get("run", {}).items() if key in known}
-        sections = ("run", "models", "coverage")
+        sections = ("run", "models", "coverage", "filters")
         extra = {key: value for key, value in data.items() if key not in sections}
         models = ModelsConfig.from_toml(data.get("models", {}))
         coverage = CoverageConfig.from_toml(data.get("coverage", {}))
-        return cls(**values, models=models, coverage=coverage, extra=extra)
+        filters = FilterSettings.from_toml(data.get("filters", {}))
+        return cls(**values, models=models, coverage=coverage, filters=filters, extra=extra)

@@ -1,4 +1,4 @@
-"""Write the run's files from the store: questions, rejected, skipped, coverage."""
+"""Write the run's files from the store: questions, rejected, skipped, coverage, funnel."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from fidelity import coverage
 from fidelity.config import CoverageConfig
 from fidelity.model import Candidate
 from fidelity.store import RunStore
+from filters import funnel
 
 
 def locators(store: RunStore) -> dict[tuple[str, str], str]:
@@ -56,7 +57,7 @@ def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
 
 def write_outputs(
     store: RunStore, out: Path, targets: CoverageConfig | None = None
-) -> dict[str, int]:
+) -> dict[str, Any]:
     mode = store.meta("mode", "offline")
     accepted, rejected = [], []
     where = locators(store)
@@ -81,9 +82,12 @@ def write_outputs(
     _write_jsonl(out / "rejected.jsonl", rejected)
     _write_jsonl(out / "skipped.jsonl", skipped)
     (out / "coverage.md").write_text(coverage.markdown(store, targets or CoverageConfig()))
+    counts = funnel.compute(store)
+    (out / "funnel.md").write_text(funnel.markdown(counts, mode))
     return {
         "accepted": len(accepted),
         "unverified": sum(1 for row in accepted if row["status"] == "unverified"),
         "rejected": len(rejected),
         "skipped": len(skipped),
+        "funnel": funnel.headline(counts),
     }

@@ -18,11 +18,14 @@ from fidelity.config import Config
 from fidelity.hashing import file_sha256
 from fidelity.llm import ModelClient
 from fidelity.llm.batch import prefetch
-from fidelity.model import Candidate, Document
+from fidelity.model import Candidate, Decision, Document
 from fidelity.outputs import write_outputs
 from fidelity.store import RunStore
-from filters import dedup
-from filters.groundedness import Answerer, Outcome, check_document
+from filters import dedup, grading
+from filters.answerer import ModelAnswerer
+from filters.grading import Grader
+from filters.groundedness import Answerer, Mapper, Outcome, check_document
+from filters.matching import Matcher
 from generators import rules
 from generators.model import ModelGenerators
 from ingest.analyze import FileRecord
@@ -37,10 +40,12 @@ STORE_NAME = "run.sqlite"
 
 @dataclass
 class Stages:
-    """The pluggable parts of a build: candidate generation and the model answerer."""
+    """The pluggable parts of a build: candidate generation, the model answerer and grader."""
 
     generate: object = rules.generate
     answerer: Answerer | None = None
+    grader: Grader | None = None
+    map: Mapper | None = None  # spreads a file's candidates over the model client's threads
     mode: str = "offline"
 
 
@@ -101,8 +106,14 @@ def process_file(
 def filter_candidates(
     document: Document, candidates: list[Candidate], stages: Stages
 ) -> list[Outcome]:
-    """Every per-file filter on a document's candidates (the build and `regen` share it)."""
-    return check_document(document, candidates, stages.answerer)
+    """Every per-file filter on a document's candidates (the build, `regen` and replay share it).
+
+    Groundedness first, then (in model mode) quality grading of the survivors.
+    """
+    outcomes = check_document(document, candidates, stages.answerer, stages.map)
+    if stages.grader is not None:
+        stages.grader.grade_outcomes(document, outcomes, stages.map)
+    return outcomes
 
 
 def store_outcomes(store: RunStore, outcomes: list[Outcome], first_seq: int = 0) -> int:
@@ -123,18 +134,41 @@ def store_outcomes(store: RunStore, outcomes: list[Outcome], first_seq: int = 0)
     return added
 
 
+def dedup_scope(store: RunStore, config: Config) -> str:
+    """`[run] dedup_scope`, else per file offline (rule questions repeat by design), else run."""
+    if config.dedup_scope:
+        return config.dedup_scope
+    return "run" if store.meta("mode", "offline") == "model" else "file"
+
+
+def dedup_decisions(store: RunStore, scope: str) -> list[Decision]:
+    """Near-duplicate rejections among the candidates that passed every per-file filter.
+
+    Better-graded candidates come first; earlier de-duplication rejections are ignored.
+    """
+    live = [
+        c for c, status, by, _ in store.candidates() if status != "rejected" or by == dedup.CHECK
+    ]
+    grades = {c.id: sum(grading.scores(store.decisions(c.id)).values()) for c in live}
+    same = dedup.same_file_or_answer if scope == "run" else None
+    groups: dict[str, list[Candidate]] = {}
+    for candidate in live:
+        groups.setdefault(candidate.file_sha if scope == "file" else "run", []).append(candidate)
+    return [
+        decision
+        for group in groups.values()
+        for decision in dedup.deduplicate(group, rank=lambda c: grades[c.id], same=same)
+    ]
+
+
 def run_dedup(store: RunStore, config: Config) -> None:
     with store.transaction():
         store.reset_run_wide(dedup.CHECK)
-        live = [c for c, status, _, _ in store.candidates() if status != "rejected"]
-        groups: dict[str, list[Candidate]] = {}
-        for candidate in live:
-            key = candidate.file_sha if config.dedup_scope == "file" else "run"
-            groups.setdefault(key, []).append(candidate)
-        for group in groups.values():
-            for decision in dedup.deduplicate(group):
-                store.add_decision(decision)
-                store.set_status(decision.candidate_id, "rejected", dedup.CHECK, decision.reason)
+        scope = dedup_scope(store, config)
+        store.set_meta("dedup_scope", scope)  # a replay de-duplicates the same way
+        for decision in dedup_decisions(store, scope):
+            store.add_decision(decision)
+            store.set_status(decision.candidate_id, "rejected", dedup.CHECK, decision.reason)
 
 
 def default_stages(config: Config, store: RunStore, out: Path) -> tuple[Stages, ModelClient | None]:
@@ -142,8 +176,18 @@ def default_stages(config: Config, store: RunStore, out: Path) -> tuple[Stages, 
     if not config.models.enabled:
         return Stages(), None
     store.set_meta("models", asdict(config.models))  # for replaying the calls (no secrets)
+    store.set_meta("filters", asdict(config.filters))
     client = ModelClient(config.models, store, out)
-    return Stages(generate=ModelGenerators(client, config.models), mode="model"), client
+    answerer, grader = model_filters(config, client)
+    generate = ModelGenerators(client, config.models)
+    stages = Stages(generate, answerer, grader, client.map, mode="model")
+    return stages, client
+
+
+def model_filters(config: Config, client: ModelClient) -> tuple[ModelAnswerer, Grader | None]:
+    """The model-mode answerer (with its matcher) and grader; a replay builds the same."""
+    answerer = ModelAnswerer(client, Matcher(client, config.filters.judges), config.filters)
+    return answerer, Grader(client, config.filters) if config.filters.grading else None
 
 
 def pending_documents(

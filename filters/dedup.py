@@ -2,7 +2,9 @@
 
 Candidates are visited in stable order; the first of a near-duplicate cluster is
 kept (the better-graded one, when grades exist), the rest rejected with a pointer
-to the survivor and the estimated Jaccard similarity.
+to the survivor and the estimated Jaccard similarity. Across files, a near-duplicate
+question counts only when it also has the same answer (`same_file_or_answer`): "Who
+is the author?" asked of two files is two questions, the same fact asked twice is one.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections.abc import Callable
 from datasketch import MinHash, MinHashLSH
 
 from fidelity.model import Candidate, Decision
-from filters.normalize import tokens
+from filters.normalize import normalize, tokens
 
 CHECK = "dedup"
 THRESHOLD = 0.8
@@ -28,17 +30,33 @@ def _minhash(question: str) -> MinHash:
     return signature
 
 
+def same_file_or_answer(first: Candidate, second: Candidate) -> bool:
+    if first.file_sha == second.file_sha:
+        return True
+    return normalize(" ".join(first.answer)) == normalize(" ".join(second.answer))
+
+
 def deduplicate(
-    candidates: list[Candidate], rank: Callable[[Candidate], float] | None = None
+    candidates: list[Candidate],
+    rank: Callable[[Candidate], float] | None = None,
+    same: Callable[[Candidate, Candidate], bool] | None = None,
 ) -> list[Decision]:
-    """A 'fail' decision for each candidate that repeats an earlier (or better) one."""
+    """A 'fail' decision for each candidate that repeats an earlier (or better) one.
+
+    `same(candidate, kept)` further decides whether a near-duplicate question repeats it.
+    """
     ordered = sorted(enumerate(candidates), key=lambda item: (-(rank or _zero)(item[1]), item[0]))
     index = MinHashLSH(threshold=THRESHOLD, num_perm=PERMUTATIONS)
     signatures: dict[str, MinHash] = {}
+    kept: dict[str, Candidate] = {}
     decisions = []
     for _, candidate in ordered:
         signature = _minhash(candidate.question)
-        matches = sorted(index.query(signature))
+        matches = [
+            match
+            for match in sorted(index.query(signature))
+            if same is None or same(candidate, kept[match])
+        ]
         if matches:
             survivor = matches[0]
             similarity = signature.jaccard(signatures[survivor])
@@ -57,6 +75,7 @@ def deduplicate(
             continue
         index.insert(candidate.id, signature)
         signatures[candidate.id] = signature
+        kept[candidate.id] = candidate
     return decisions
 
 

@@ -7,17 +7,29 @@ Each check becomes a Decision carrying the view, the context hash and the eviden
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from extractors.views import RenderedView, View, no_context, render
 from fidelity.model import Candidate, Decision, Document
 from filters import leakage
 from filters.ablation import ablation_views
 
+T = TypeVar("T")
+R = TypeVar("R")
+Mapper = Callable[[Callable[[T], R], Iterable[T]], list[R]]
+
 
 class Answerer(Protocol):
-    """Model-based re-ask: does `view` let a model answer `candidate` correctly?"""
+    """Model-based re-ask: does `view` let a model answer `candidate` correctly?
+
+    `shown(view)` is the context the model will really get (e.g. cut to a size limit);
+    `check` returns `skipped` when the model gave no usable answer.
+    """
+
+    def shown(self, view: RenderedView) -> RenderedView: ...
 
     def check(self, candidate: Candidate, view: RenderedView, check: str) -> Decision: ...
 
@@ -38,19 +50,30 @@ class ViewCache:
         self.document = document
         self.cache: dict[str, tuple[RenderedView, leakage.Lines]] = {}
         self.normalised: dict[str, str] = {}
+        self.lock = threading.Lock()
 
     def get(self, view: View) -> tuple[RenderedView, leakage.Lines]:
-        if view.name not in self.cache:
-            rendered = render(self.document, view)
-            self.cache[view.name] = (rendered, leakage.lines(rendered.text, self.normalised))
-        return self.cache[view.name]
+        with self.lock:
+            if view.name not in self.cache:
+                rendered = render(self.document, view)
+                self.cache[view.name] = (rendered, leakage.lines(rendered.text, self.normalised))
+            return self.cache[view.name]
+
+
+def _in_order(fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
+    return [fn(item) for item in items]
 
 
 def check_document(
-    document: Document, candidates: list[Candidate], answerer: Answerer | None = None
+    document: Document,
+    candidates: list[Candidate],
+    answerer: Answerer | None = None,
+    mapper: Mapper | None = None,
 ) -> list[Outcome]:
+    """Each candidate's outcome, in order; `mapper` may spread candidates over threads."""
     views = ViewCache(document)
-    return [_check(document, candidate, views, answerer) for candidate in candidates]
+    run = mapper or _in_order
+    return run(lambda candidate: _check(document, candidate, views, answerer), candidates)
 
 
 def _check(
@@ -88,9 +111,18 @@ def _check(
             verdict=result.verdict,
             reason=result.reason,
         )
+        context = rendered.text
         if answerer is not None and result.verdict != "fail":
-            decision = answerer.check(candidate, rendered, check)
-        if not _record(outcome, decision, rendered.text):
+            shown = answerer.shown(rendered)
+            asked = answerer.check(candidate, shown, check)
+            if asked.verdict != "skipped":
+                decision, context = asked, shown.text
+            else:  # no usable model answer: the lexical verdict stands, with the reason
+                reason = f"{decision.reason}; {asked.reason}"
+                decision = decision.model_copy(
+                    update={"reason": reason, "model_call": asked.model_call}
+                )
+        if not _record(outcome, decision, context):
             return outcome
     return outcome
 

@@ -1,0 +1,135 @@
+"""The run's filter funnel: candidates, how many survive each check in turn, how many are kept.
+
+Checks run in a fixed order (no-context, the ablation views, grading, de-duplication)
+and a candidate stops at the first that rejects it, so the survivors of each stage are
+the candidates not rejected by it or by any earlier stage. Counted for the whole run,
+per application and per application × category, and written to OUT/funnel.md.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from fidelity.model import TAXONOMY
+from fidelity.store import RunStore
+from filters import dedup, grading
+
+STAGES = ("no-context", "ablation", "grade", "dedup")
+LEAKAGE = "lexical-leakage"
+
+
+def stage_of(check: str) -> str:
+    return "ablation" if check.startswith("ablation:") else check
+
+
+@dataclass
+class Row:
+    """One funnel line: candidates in, rejections per stage, kept and unverified."""
+
+    candidates: int = 0
+    rejected: Counter[str] = field(default_factory=Counter)
+    unverified: int = 0
+
+    def survivors(self) -> list[int]:
+        left, out = self.candidates, []
+        for stage in STAGES:
+            left -= self.rejected[stage]
+            out.append(left)
+        return out
+
+    @property
+    def kept(self) -> int:
+        return self.candidates - sum(self.rejected.values())
+
+
+@dataclass
+class Funnel:
+    total: Row = field(default_factory=Row)
+    apps: dict[str, Row] = field(default_factory=dict)
+    cells: dict[tuple[str, str], Row] = field(default_factory=dict)
+    views: Counter[str] = field(default_factory=Counter)
+    model_checks: int = 0
+    leakage_decided: int = 0
+
+
+def compute(store: RunStore) -> Funnel:
+    funnel = Funnel()
+    for candidate, status, rejected_by, _ in store.candidates():
+        rows = (
+            funnel.total,
+            funnel.apps.setdefault(candidate.app, Row()),
+            funnel.cells.setdefault((candidate.app, candidate.category), Row()),
+        )
+        for row in rows:
+            row.candidates += 1
+            if status == "rejected":
+                row.rejected[stage_of(rejected_by)] += 1
+            row.unverified += status == "unverified"
+        for decision in store.decisions(candidate.id):
+            if not decision.check.startswith("ablation:"):
+                continue
+            if decision.verdict == "fail":
+                funnel.views[decision.view.split(":")[0]] += 1
+            if decision.match == LEAKAGE and decision.verdict == "fail":
+                funnel.leakage_decided += 1
+            elif decision.match != LEAKAGE:
+                funnel.model_checks += 1
+    return funnel
+
+
+def headline(funnel: Funnel) -> str:
+    """One line for the end of the run: candidates -> survivors of each stage -> kept."""
+    steps = [f"{funnel.total.candidates} candidates"]
+    steps += [f"{n} {stage}" for stage, n in zip(STAGES, funnel.total.survivors(), strict=True)]
+    return " → ".join(steps) + f" → {funnel.total.kept} kept ({funnel.total.unverified} unverified)"
+
+
+def _line(label: str, row: Row) -> str:
+    counts = " | ".join(str(n) for n in [row.candidates, *row.survivors(), row.kept])
+    return f"| {label} | {counts} | {row.unverified} |"
+
+
+def markdown(funnel: Funnel, mode: str) -> str:
+    header = [
+        "| | candidates | after no-context | after ablation | after "
+        f"{grading.CHECK} | after {dedup.CHECK} | kept | unverified |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    offline = " The no-context check and grading need a model: offline they drop nothing."
+    lines = [
+        "# Filter funnel",
+        "",
+        f"Mode: {mode}. Each column counts the candidates still in after that check "
+        "(a candidate stops at the first check that rejects it). Kept includes unverified."
+        + (offline if mode != "model" else ""),
+        "",
+        f"Run: {headline(funnel)}",
+        "",
+        "## Per application",
+        "",
+        *header,
+        _line("all", funnel.total),
+        *(_line(app, funnel.apps[app]) for app in TAXONOMY if app in funnel.apps),
+        "",
+        "## Per application × category",
+        "",
+        *header,
+    ]
+    for app, categories in TAXONOMY.items():
+        for category in categories:
+            if (app, category) in funnel.cells:
+                lines.append(_line(f"{app} / {category}", funnel.cells[(app, category)]))
+    lines += ["", "## Ablation rejections per view", ""]
+    if funnel.views:
+        lines += ["| view | rejected |", "|---|---:|"]
+        lines += [f"| {view} | {n} |" for view, n in sorted(funnel.views.items())]
+    else:
+        lines.append("No candidate was rejected by an ablation view.")
+    if mode == "model":
+        lines += [
+            "",
+            f"The lexical leakage test decided {funnel.leakage_decided} ablation checks "
+            f"without a model call; the model decided {funnel.model_checks}.",
+        ]
+    return "\n".join(lines) + "\n"
