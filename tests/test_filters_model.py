@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from openai_stub import StubServer, json_reply, schema_name, text_of
+from openai_stub import StubServer, error, json_reply, schema_name, text_of
 from PIL import Image
 
 from fidelity.config import Config, FilterSettings, ModelsConfig
@@ -23,6 +23,7 @@ from fidelity.pipeline import (
 )
 from fidelity.store import RunStore
 from filters import dedup
+from filters.answerer import TRUNCATED
 from filters.matching import Matcher, canonical, deterministic
 from filters.replay import replay_file
 from generators.draft import candidate
@@ -465,3 +466,50 @@ def test_filters_config_section(tmp_path):
     path.write_text("[filters]\nmin_clarty = 3\n")
     with pytest.raises(ValueError, match="min_clarty"):
         Config.load(path)
+
+
+def test_a_failed_model_call_keeps_the_lexical_verdict_and_replays(tmp_path, monkeypatch):
+    document = make_document(tmp_path)
+    candidates = make_candidates(document)
+    with StubServer(lambda body: error(500, "overloaded")) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-filter-test-key")
+        store = RunStore(tmp_path / "run.sqlite")
+        config = Config(models=ModelsConfig(model="stub-model", max_retries=0))
+        stages, _ = default_stages(config, store, tmp_path)
+        store.set_meta("mode", stages.mode)
+        outcomes = filter_candidates(document, list(candidates.values()), stages)
+        with store.transaction():
+            store.put_file(document.sha256, document.source, "done", document=document)
+            store_outcomes(store, outcomes)
+    by_name = {name: outcomes[i] for i, name in enumerate(candidates)}
+    for outcome in by_name.values():
+        first = outcome.decisions[0][0]
+        assert first.check == "no-context" and first.verdict == "skipped"
+        assert "no usable model answer" in first.reason and first.model_call
+        for decision, _ in outcome.decisions[1:]:
+            if decision.check.startswith("ablation:"):
+                assert decision.match == "lexical-leakage"
+    header = by_name["header"]  # "v7" is too short for the leakage test: left unverified
+    assert header.status == "unverified"
+    assert "no usable model answer" in header.decisions[1][0].reason
+    assert by_name["leaky"].rejected_by == "ablation:without"
+    assert by_name["table"].decisions[-1][0].verdict == "skipped"  # the grader failed too
+    assert replay_file(store, document.sha256, tmp_path, Config()).differences == []
+    store.close()
+
+
+def test_a_long_view_is_cut_and_the_cut_text_is_what_is_stored(stub, tmp_path):
+    document = make_document(tmp_path)
+    table = make_candidates(document)["table"]
+    store = RunStore(tmp_path / "run.sqlite")
+    config = Config(
+        models=ModelsConfig(model="stub-model", max_retries=0),
+        filters=FilterSettings(max_context_chars=120, grading=False),
+    )
+    stages, _ = default_stages(config, store, tmp_path)
+    (outcome,) = filter_candidates(document, [table], stages)
+    for decision, context in outcome.decisions[1:]:
+        assert context.endswith(TRUNCATED) and len(context) <= 120 + len(TRUNCATED)
+        assert any(document_of(b) == context for b in answer_requests(stub))
+    store.close()
