@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from datasketch import MinHash
+from pydantic import BaseModel
 
 from ingest.analyze import FileRecord
 from ingest.curate import artifact_units
@@ -201,14 +202,31 @@ class JudgeUnavailable(RuntimeError):
     """A judge call that gave no usable reply."""
 
 
+Choice = Literal["A", "B", "tie"]
+
+
+class WordComparison(BaseModel):
+    """The judge's reply schema (structured output through the ModelClient)."""
+
+    structure: Choice
+    components: Choice
+    clarity: Choice
+    cleanliness: Choice
+    authenticity: Choice
+    winner: Choice
+    reason: str = ""
+
+
 def chat_through(client: Any, role: str = "ranker") -> Callable[[list[dict[str, Any]]], str]:
     """A `chat` callable over the project's ModelClient: recorded, cached, replayable calls
-    (role `ranker`, which falls back to the `[models] model`)."""
+    (role `ranker`, which falls back to the `[models] model`; reply schema WordComparison)."""
 
     def chat(messages: list[dict[str, Any]]) -> str:
-        reply = client.complete(role, messages, stage="ingest")
+        reply = client.complete(role, messages, WordComparison, stage="ingest")
         if not reply.ok:
             raise JudgeUnavailable(reply.error or "no reply")
+        if isinstance(reply.parsed, BaseModel):
+            return reply.parsed.model_dump_json()
         return str(reply.text)
 
     return chat

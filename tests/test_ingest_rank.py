@@ -13,6 +13,7 @@ from ingest.rank import (
     HeuristicJudge,
     JudgeUnavailable,
     ModelJudge,
+    WordComparison,
     chat_through,
     rank_word,
 )
@@ -139,20 +140,22 @@ def test_model_judge_maps_positions_back_and_skips_failed_calls() -> None:
 
 def test_chat_through_uses_the_ranker_role_and_reports_failures() -> None:
     class Reply:
-        def __init__(self, text: str, error: str = "") -> None:
-            self.text, self.error, self.ok = text, error, not error
+        def __init__(self, parsed: WordComparison | None, error: str = "") -> None:
+            self.parsed, self.text, self.error, self.ok = parsed, "", error, not error
 
     class Client:
         def __init__(self, reply: Reply) -> None:
             self.reply, self.calls = reply, []
 
         def complete(self, role, messages, schema=None, *, stage=None, params=None):
-            self.calls.append((role, stage))
+            self.calls.append((role, stage, schema.__name__))
             return self.reply
 
-    client = Client(Reply('{"winner": "A"}'))
-    assert chat_through(client)([{"role": "user", "content": "hi"}]) == '{"winner": "A"}'
-    assert client.calls == [("ranker", "ingest")]
-    failing = chat_through(Client(Reply("", error="budget exhausted")))
+    verdict = WordComparison(**dict.fromkeys(DIMENSIONS, "B"), winner="B", reason="tidier")
+    client = Client(Reply(verdict))
+    reply = chat_through(client)([{"role": "user", "content": "hi"}])
+    assert json.loads(reply)["winner"] == "B" and json.loads(reply)["reason"] == "tidier"
+    assert client.calls == [("ranker", "ingest", "WordComparison")]
+    failing = chat_through(Client(Reply(None, error="budget exhausted")))
     with pytest.raises(JudgeUnavailable, match="budget exhausted"):
         failing([{"role": "user", "content": "hi"}])
