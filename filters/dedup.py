@@ -10,6 +10,7 @@ is the author?" asked of two files is two questions, the same fact asked twice i
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
 from datasketch import MinHash, MinHashLSH
 
@@ -30,6 +31,13 @@ def _minhash(question: str) -> MinHash:
     return signature
 
 
+@cache
+def _bands() -> tuple[int, int]:
+    """The LSH (bands, rows) for THRESHOLD: datasketch's optimisation, done once per process."""
+    index = MinHashLSH(threshold=THRESHOLD, num_perm=PERMUTATIONS)
+    return index.b, index.r
+
+
 def same_file_or_answer(first: Candidate, second: Candidate) -> bool:
     if first.file_sha == second.file_sha:
         return True
@@ -46,7 +54,7 @@ def deduplicate(
     `same(candidate, kept)` further decides whether a near-duplicate question repeats it.
     """
     ordered = sorted(enumerate(candidates), key=lambda item: (-(rank or _zero)(item[1]), item[0]))
-    index = MinHashLSH(threshold=THRESHOLD, num_perm=PERMUTATIONS)
+    index = MinHashLSH(num_perm=PERMUTATIONS, params=_bands())
     signatures: dict[str, MinHash] = {}
     kept: dict[str, Candidate] = {}
     decisions = []
