@@ -217,19 +217,19 @@ class JudgeVerdict(BaseModel):
 class Matcher:
     """Deterministic matching, then a judge (or a majority of a panel) for what is left."""
 
-    def __init__(self, client: ModelClient | None, judges: list[str] | None = None) -> None:
+    def __init__(self, client: ModelClient, judges: list[str] | None = None) -> None:
         self.client = client
         self.prompt = load(JUDGE_PROMPT)
         self.roles = ["judge"]
-        if client is not None and judges:
+        if judges:  # each panel member gets a role of its own, naming its model
             self.roles = [f"judge:{model}" for model in judges]
             for role, model in zip(self.roles, judges, strict=True):
                 client.settings.roles.setdefault(role, model)
 
     def match(self, candidate: Candidate, response: str) -> Match:
         decided = deterministic(response, candidate)
-        if decided is not None or self.client is None:
-            return decided or Match(None, "none", "no judge configured")
+        if decided is not None:
+            return decided
         calls: list[str] = []
         notes: list[str] = []
         for number, s in enumerate(candidate.answer, 1):
@@ -249,14 +249,13 @@ class Matcher:
 
     def _method(self, yes: int, cast: int) -> str:
         if len(self.roles) == 1:
-            return f"judge:{self.client.model_for(self.roles[0]) if self.client else ''}"
+            return f"judge:{self.client.model_for(self.roles[0])}"
         return f"panel:{yes}/{cast}"
 
     def _ask(
         self, role: str, question: str, response: str, statement: str
     ) -> tuple[bool | None, str, str]:
         """(satisfied or None when the call failed, reason, record id)."""
-        assert self.client is not None
         reply = self.client.complete(
             role,
             self.prompt.messages(question=question, response=response, statement=statement),
