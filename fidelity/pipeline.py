@@ -13,7 +13,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from extractors import ExtractionError, extract
+from extractors import ExtractionError, excel, extract, powerpoint
+from extractors.rendering import SheetPageRenderer
 from fidelity.config import Config
 from fidelity.hashing import file_sha256
 from fidelity.llm import ModelClient
@@ -34,6 +35,7 @@ from ingest.discover import discover
 from ingest.prepare import NotReadable, prepare
 from ingest.rank import ModelJudge, chat_through
 from ingest.sniff import sniff
+from ingest.unoserver_pool import Converter, shared_converter
 
 STORE_NAME = "run.sqlite"
 
@@ -79,14 +81,21 @@ def process_file(
     stages: Stages,
     ingested: FileRecord | None = None,
 ) -> str:
-    """One file through every per-file stage; `ingested` is its ingest record, if any."""
+    """One file through every per-file stage; `ingested` is its ingest record, if any.
+
+    A file's earlier outcome stands unless curation now decides otherwise: a file it
+    dropped before and keeps now is processed (what was stored is not duplicated), a
+    file it keeps no longer is marked skipped and its candidates leave the outputs.
+    """
     sha = file_sha256(path)
-    if store.file_status(sha):
+    status = store.file_status(sha)
+    kept = ingested is None or ingested.kept
+    if status == "done" and kept or status == "skipped" and not kept:
         return "done-before"
-    if ingested is not None and not ingested.kept:
+    if not kept:  # dropped by curation (now, or since curation settings changed)
         info = {"stage": "ingest", "reason_code": ingested.reason_code}
         with store.transaction():
-            store.put_file(sha, str(path), "skipped", ingested.reason, info)
+            store.put_file(sha, str(path), "skipped", ingested.reason, info, store.document(sha))
         return "skipped"
     try:
         document = load_document(path, sha, out, config)
@@ -206,6 +215,16 @@ def pending_documents(
     return documents
 
 
+def install_renderers(converter: Converter | None) -> None:
+    """Slide images and chart images through LibreOffice when it runs here (None: no images)."""
+    if converter is None or not converter.available:
+        powerpoint.set_pdf_renderer(None)
+        excel.chart_renderer = None
+        return
+    powerpoint.set_pdf_renderer(lambda path: converter.to_pdf(path, "powerpoint"))
+    excel.chart_renderer = SheetPageRenderer(converter.to_pdf)
+
+
 def build(
     inputs: Iterable[Path], out: Path, config: Config, stages: Stages | None = None
 ) -> dict[str, int]:
@@ -220,6 +239,7 @@ def build(
         judge = ModelJudge(chat_through(client), name="model") if client is not None else None
         corpus = ingest_corpus(files, out, config, judge=judge)  # corpus.jsonl, corpus.md
         ingested = {Path(record.path): record for record in corpus.records}
+        install_renderers(shared_converter())
         if client is not None and config.models.batch:
             kept = [path for path in files if ingested[path].kept]
             documents = pending_documents(kept, store, out, config)
@@ -232,4 +252,5 @@ def build(
             print(client.finish(out), file=sys.stderr)
         return summary
     finally:
+        install_renderers(None)
         store.close()

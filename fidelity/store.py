@@ -130,7 +130,8 @@ class RunStore:
 
     def documents(self) -> Iterator[Document]:
         for (body,) in self.db.execute(
-            "SELECT document FROM files WHERE document IS NOT NULL ORDER BY path"
+            "SELECT document FROM files WHERE document IS NOT NULL AND status = 'done' "
+            "ORDER BY path"
         ).fetchall():
             yield Document.model_validate_json(body)
 
@@ -179,10 +180,10 @@ class RunStore:
     def candidates(
         self, file_sha: str | None = None, status: str | None = None
     ) -> list[tuple[Candidate, str, str, str]]:
-        """(candidate, status, rejected_by, reason) in stable order."""
+        """(candidate, status, rejected_by, reason) of processed files, in stable order."""
         query = (
             "SELECT c.body, c.status, c.rejected_by, c.reason FROM candidates c "
-            "JOIN files f ON f.sha256 = c.file_sha WHERE 1=1"
+            "JOIN files f ON f.sha256 = c.file_sha WHERE f.status = 'done'"
         )
         args: list[str] = []
         if file_sha:

@@ -225,3 +225,24 @@ def test_extract_prints_one_json_document_per_line(
         assert document["app"] == "word"
         for artifact in document["artifacts"]:
             assert {"id", "category", "locator", "text", "html", "facts"} <= artifact.keys()
+
+
+def test_curation_changes_apply_on_a_rerun(corpus: Path, tmp_path: Path) -> None:
+    """A file curation dropped comes in when the settings keep it, and leaves again."""
+    inputs = word_inputs(corpus, tmp_path / "in", ["notes.docx", "bug65649.docx"])
+    out = tmp_path / "out"
+
+    def files_with_questions() -> set[str]:
+        return {Path(row["file"]).name for row in rows(out / "questions.jsonl")}
+
+    build([inputs], out, Config())
+    assert files_with_questions() == {"notes.docx"}
+    skipped = {Path(row["file"]).name: row for row in rows(out / "skipped.jsonl")}
+    assert skipped["bug65649.docx"]["reason_code"] == "non_english"
+
+    build([inputs], out, Config(extra={"ingest": {"languages": []}}))
+    assert files_with_questions() == {"notes.docx", "bug65649.docx"}
+    assert not rows(out / "skipped.jsonl")
+
+    build([inputs], out, Config())
+    assert files_with_questions() == {"notes.docx"}
