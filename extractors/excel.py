@@ -34,6 +34,7 @@ from extractors.excel_sheet import (
 from extractors.excel_workbook import SheetInfo, Workbook, open_workbook
 from fidelity.hashing import IdMaker
 from fidelity.model import Artifact, Document, placeholder_for
+from fidelity.sizes import size_metadata
 from fidelity.xmlsafe import Package, UnsafePackage
 
 MAX_FORMULAS_PER_SHEET = 2000
@@ -46,11 +47,6 @@ ChartRenderer = Callable[[Path, str, dict[str, Any], Path], Path | None]
 chart_renderer: ChartRenderer | None = None
 
 GEOMETRY_WORDS = {"rect": "rectangle", "roundRect": "rounded rectangle", "custom": "freeform"}
-
-
-def size_bucket(sheets: int) -> str:
-    """The paper's workbook size buckets by worksheet count."""
-    return "Small" if sheets <= 3 else "Medium" if sheets <= 8 else "Long"
 
 
 def geometry_words(prst: str) -> str:
@@ -134,12 +130,9 @@ class _Builder:
         self.defined_names()
         self.document.body = "\n\n".join(self.body)
         hidden = sum(1 for sheet in sheets if sheet.state != "visible")
-        self.document.size = {
-            "unit": "sheets",
-            "count": len(sheets),
-            "hidden_sheets": hidden,
-            "bucket": size_bucket(len(sheets)),
-        }
+        self.document.size = size_metadata(
+            "excel", len(sheets), "xl/workbook.xml", hidden_sheets=hidden
+        )
 
     def sheet_artifact(self, sheet: SheetInfo, count: int) -> Artifact:
         data = self.data.get(sheet.name)

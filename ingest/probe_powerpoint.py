@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lxml import etree
 
+from fidelity.model import TAXONOMY
 from fidelity.xmlsafe import Package
 from ingest.probe import Probe, load, main_part
 
@@ -15,28 +16,6 @@ A14 = "http://schemas.microsoft.com/office/drawing/2010/main"
 M = "http://schemas.openxmlformats.org/officeDocument/2006/math"
 CHART = "http://schemas.openxmlformats.org/drawingml/2006/chart"
 MASTER_PLACEHOLDERS = {"sldNum", "dt", "ftr", "hdr"}
-CATEGORIES = (
-    "Slide Text",
-    "Position/Association/Grouping",
-    "Tables/Values",
-    "Image",
-    "Chart",
-    "Text Highlight",
-    "Shape/Text",
-    "Equation/Symbol",
-    "Hyperlink",
-    "Header/Footer/SlideNum/DateTime",
-    "Slide Note",
-    "Language",
-    "Shapes/Type & Color",
-    "Ink",
-    "Tables/Cell color coding",
-    "SmartArt/Type & Text",
-    "SmartArt/Semantics",
-    "Slide Properties - Hidden",
-    "Animations",
-    "Section",
-)
 
 
 def p(name: str) -> str:
@@ -113,7 +92,8 @@ def fill(package: Package, probe: Probe, values: dict[str, str]) -> None:
     if presentation is None:
         raise ValueError("PowerPoint package without its presentation part")
     rels = package.rels(presentation_part)
-    counts = dict.fromkeys(CATEGORIES, 0)
+    # Metadata is counted by the shared properties reader, not per slide.
+    counts = dict.fromkeys((c for c in TAXONOMY["powerpoint"] if c != "Metadata"), 0)
     languages: set[str] = set()
     slide_ids = presentation.findall(f"{p('sldIdLst')}/{p('sldId')}")
     for number, slide_id in enumerate(slide_ids, start=1):

@@ -35,7 +35,13 @@ def test_fixture_has_every_buildable_category(tmp_path: Path) -> None:
     categories = {a.category for a in document.artifacts}
     assert categories == set(TAXONOMY["excel"]) - {"PivotTable", "Shape"}
     assert all(a.category in TAXONOMY["excel"] for a in document.artifacts)
-    assert document.size == {"unit": "sheets", "count": 3, "hidden_sheets": 1, "bucket": "Small"}
+    assert document.size == {
+        "unit": "sheets",
+        "count": 3,
+        "source": "xl/workbook.xml",
+        "hidden_sheets": 1,
+        "bucket": "Small",
+    }
     ids = [a.id for a in document.artifacts]
     assert len(ids) == len(set(ids))
     assert [a.id for a in load(FIXTURE, tmp_path).artifacts] == ids  # stable ids
