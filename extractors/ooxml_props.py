@@ -41,20 +41,13 @@ APP_LABELS = {
 def properties(package: Package) -> list[tuple[str, str, str, str]]:
     """(source, key, label, value) for every non-empty property, in a stable order."""
     out: list[tuple[str, str, str, str]] = []
-    core = package.xml("docProps/core.xml")
-    if core is not None:
-        for element in core:
+    for source, labels in (("core", CORE_LABELS), ("app", APP_LABELS)):
+        root = package.xml(f"docProps/{source}.xml")
+        for element in root if root is not None else []:
             key = etree.QName(element).localname
             value = " ".join((element.text or "").split())
-            if key in CORE_LABELS and value:
-                out.append(("core", key, CORE_LABELS[key], value))
-    app = package.xml("docProps/app.xml")
-    if app is not None:
-        for element in app:
-            key = etree.QName(element).localname
-            value = " ".join((element.text or "").split())
-            if key in APP_LABELS and value:
-                out.append(("app", key, APP_LABELS[key], value))
+            if key in labels and value:
+                out.append((source, key, labels[key], value))
     custom = package.xml("docProps/custom.xml")
     if custom is not None:
         for prop in custom:
