@@ -21,3 +21,4 @@ lint: setup
 
 bench: setup
 	$(PYTHON) bench/extract_bench.py
+	$(PYTHON) bench/excel_bench.py
