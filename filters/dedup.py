@@ -15,7 +15,7 @@ from functools import cache
 from datasketch import MinHash, MinHashLSH
 
 from fidelity.model import Candidate, Decision
-from filters.normalize import normalize, tokens
+from fidelity.text import normalize, tokens
 
 CHECK = "dedup"
 THRESHOLD = 0.8

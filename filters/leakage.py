@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fidelity.model import Probe, Verdict
-from filters.normalize import content_tokens, normalize, tokens
+from fidelity.text import content_tokens, normalize, tokens
 
 MATCH = "lexical-leakage"
 ANCHOR_SHARE = 0.6

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from fidelity.llm import ModelClient
 from fidelity.model import Candidate
-from filters.normalize import normalize
+from fidelity.text import normalize
 from generators.model.prompt import load
 
 JUDGE_PROMPT = "judge-statement"

@@ -14,7 +14,7 @@ from extractors import extract
 from extractors.views import View, placed_ids, render
 from fidelity.hashing import file_sha256
 from fidelity.model import TAXONOMY, Document
-from filters.normalize import normalize
+from fidelity.text import normalize
 
 # MANIFEST.tsv tags -> the taxonomy category they should produce.
 TAG_CATEGORY = {

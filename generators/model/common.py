@@ -11,7 +11,7 @@ from extractors.views import PLACEHOLDER
 from fidelity.config import GenerationBudget
 from fidelity.llm import ModelClient
 from fidelity.model import Artifact, Candidate, Document
-from filters.normalize import content_tokens, normalize, tokens
+from fidelity.text import content_tokens, normalize, tokens
 from generators.model.prompt import Prompt
 
 BOOLEAN_ANSWERS = frozenset({"yes", "no", "true", "false"})

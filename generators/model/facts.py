@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from fidelity.config import GenerationBudget
 from fidelity.llm import ModelClient
 from fidelity.model import TAXONOMY, Artifact, Candidate, Document
-from filters.normalize import normalize
+from fidelity.text import normalize
 from generators.draft import candidate, quote
 from generators.model.common import (
     BOOLEAN_ANSWERS,

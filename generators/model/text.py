@@ -9,7 +9,7 @@ from pydantic import BaseModel
 from fidelity.config import GenerationBudget
 from fidelity.llm import ModelClient
 from fidelity.model import Artifact, Candidate, Document
-from filters.normalize import normalize
+from fidelity.text import normalize
 from generators.draft import candidate
 from generators.model.common import (
     anchor_for,

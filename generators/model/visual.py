@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from fidelity.config import GenerationBudget
 from fidelity.llm import ModelClient
 from fidelity.model import Artifact, Candidate, Document
-from filters.normalize import content_tokens, tokens
+from fidelity.text import content_tokens, tokens
 from generators.draft import candidate
 from generators.model.common import grounded, plain, provenance, spread, statements, word_count
 from generators.model.prompt import load

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 
 from fidelity.model import Artifact, Candidate, Document
-from filters.normalize import normalize
+from fidelity.text import normalize
 from generators.draft import candidate, quote
 from generators.rules.common import pick, table_cells
 from generators.rules.word import chart_questions

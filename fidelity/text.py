@@ -1,4 +1,4 @@
-"""Deterministic text normalisation shared by the leakage test and answer matching."""
+"""Deterministic text normalisation shared by generators, the leakage test and answer matching."""
 
 from __future__ import annotations
 
