@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-from collections.abc import Callable
 
-from fidelity.model import Artifact, Candidate, Document
-from generators.rules.common import cap, widened
+from fidelity.model import Candidate, Document
+from generators.rules.common import Rule, cap, widened
 
 GENERATOR = "rules"
 VERSION = "1"
-
-Rule = Callable[[Document, Artifact], list[Candidate]]
 
 # At most this many candidates of one question type per document (a workbook with 400
 # defined names must not flood the set); the kept ones are a stable hash sample.

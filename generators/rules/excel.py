@@ -7,10 +7,9 @@ label, "Chart title"…), so the leakage test judges whether a view still states
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from fidelity.model import Artifact, Candidate, Document
 from generators.draft import candidate, quote
+from generators.rules.common import Rule
 
 ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}
 
@@ -525,7 +524,7 @@ def defined_name(document: Document, artifact: Artifact) -> list[Candidate]:
     ]
 
 
-RULES: dict[str, Callable[[Document, Artifact], list[Candidate]]] = {
+RULES: dict[str, Rule] = {
     "sheet": sheet,
     "tlr": tlr,
     "table": table,

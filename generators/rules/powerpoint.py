@@ -9,37 +9,22 @@ number, shapes by their name in brackets, as the extracted deck shows them.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from fidelity.model import Artifact, Candidate, Document
 from fidelity.text import normalize
 from generators.draft import candidate, quote
-from generators.rules.common import pick, table_cells
-from generators.rules.word import chart_questions
+from generators.rules.common import (
+    Rule,
+    chart_questions,
+    described,
+    metadata_rule,
+    pick,
+    table_cells,
+)
 
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
 NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*\d%?(?![\w])|(?<![\w.])\d{2,}%?(?![\w])")
 WORD = re.compile(r"[^\W\d_]{7,}")
-NOISY_PROPERTIES = {
-    "Template",
-    "TotalTime",
-    "Pages",
-    "Words",
-    "AppVersion",
-    "revision",
-    "lastPrinted",
-    "language",
-    "Application",
-    "Slides",
-    "Notes",
-    "HiddenSlides",
-}
-NOISY_CUSTOM = re.compile(
-    r"^(AppVersion|DocSecurity|LinksUpToDate|ScaleCrop|ShareDoc|MSIP_.*|Offisync.*|_.*)$"
-)
-GENERIC_ALT = re.compile(
-    r"^(picture|image|graphic|chart|figure|ink)\s*\d*$|\.(png|jpe?g|gif|emf|wmf|bmp|tiff?)$", re.I
-)
 PER_SLIDE = 3
 FOOTER_KINDS = ("date placeholder", "footer placeholder", "slide number placeholder")
 
@@ -370,7 +355,7 @@ def table_cell_colors(document: Document, artifact: Artifact) -> list[Candidate]
 
 def image(document: Document, artifact: Artifact) -> list[Candidate]:
     alt = artifact.facts.get("alt_text", "")
-    if len(alt) < 8 or GENERIC_ALT.search(alt.strip()):
+    if not described(alt):
         return []
     slide = _slide(artifact)
     return [
@@ -782,37 +767,13 @@ def note(document: Document, artifact: Artifact) -> list[Candidate]:
     return out
 
 
-def metadata(document: Document, artifact: Artifact) -> list[Candidate]:
-    facts = artifact.facts
-    key, label, value = facts["key"], facts["label"], facts["value"]
-    if len(normalize(value).replace(" ", "")) < 3 or normalize(value) in ("true", "false"):
-        return []
-    if facts["source"] == "custom":
-        if NOISY_CUSTOM.match(key):
-            return []
-        question = f"What value does the custom document property “{label}” hold?"
-    elif key in NOISY_PROPERTIES:
-        return []
-    elif key in ("creator", "lastModifiedBy", "Manager"):
-        question = f"Who is recorded as the presentation's {label.lower()} in its properties?"
-    elif key in ("created", "modified"):
-        question = f"When was the presentation {label.lower()}, according to its properties?"
-    else:
-        question = f"What value does the presentation's “{label}” property hold?"
-    return [
-        candidate(
-            document,
-            artifact,
-            f"metadata-{key}",
-            question,
-            [f"The document property “{label}” is {value}."],
-            value=value,
-            anchor=[label],
-        )
-    ]
+metadata = metadata_rule(
+    "presentation",
+    lambda label: f"What value does the presentation's “{label}” property hold?",
+)
 
 
-RULES: dict[str, Callable[[Document, Artifact], list[Candidate]]] = {
+RULES: dict[str, Rule] = {
     "slide-text": slide_text,
     "shape-text": shape_text,
     "shape-style": shape_style,

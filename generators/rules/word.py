@@ -9,30 +9,12 @@ from __future__ import annotations
 
 import re
 
-from extractors.chart import formatted_points
 from fidelity.model import Artifact, Candidate, Document
 from generators.draft import candidate, quote
-from generators.rules.common import cap, pick, table_cells
+from generators.rules.common import cap, chart_questions, described, metadata_rule, table_cells
 
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
 NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*\d(?![\w])|(?<![\w.])\d{2,}(?![\w])")
-NOISY_PROPERTIES = {
-    "Template",
-    "TotalTime",
-    "Pages",
-    "Words",
-    "AppVersion",
-    "revision",
-    "lastPrinted",
-    "language",
-    "Application",
-}
-NOISY_CUSTOM = re.compile(
-    r"^(AppVersion|DocSecurity|HyperlinksChanged|LinksUpToDate|ScaleCrop|ShareDoc|_.*)$"
-)
-GENERIC_ALT = re.compile(
-    r"^(picture|image|graphic|chart|figure)\s*\d*$|\.(png|jpe?g|gif|emf|wmf)$", re.I
-)
 
 
 def _text(document: Document, artifact: Artifact) -> list[Candidate]:
@@ -260,7 +242,7 @@ def _video(document: Document, artifact: Artifact) -> list[Candidate]:
 
 def _image(document: Document, artifact: Artifact) -> list[Candidate]:
     alt = artifact.facts.get("alt_text") or ""
-    if len(alt) < 8 or GENERIC_ALT.search(alt.strip()):
+    if not described(alt):
         return []
     return [
         candidate(
@@ -274,81 +256,10 @@ def _image(document: Document, artifact: Artifact) -> list[Candidate]:
     ]
 
 
-def chart_questions(document: Document, artifact: Artifact) -> list[Candidate]:
-    """Title, type and one data point of a chart (shared by every application)."""
-    facts = artifact.facts
-    title = facts.get("title")
-    name = f"the chart titled “{quote(title, 60)}”" if title else artifact.locator
-    out = []
-    if title:
-        out.append(
-            candidate(
-                document,
-                artifact,
-                "chart-title",
-                f"What is the title of {artifact.locator}?",
-                [f"The chart's title is “{title}”."],
-                value=title,
-                anchor=["chart title"],
-            )
-        )
-    if facts.get("type_label"):
-        out.append(
-            candidate(
-                document,
-                artifact,
-                "chart-type",
-                f"What type of chart is {name}?",
-                [f"It is a {facts['type_label']}."],
-                value=facts["type_label"],
-                anchor=["chart type"],
-            )
-        )
-    for series in facts.get("series", [])[:1]:
-        points = [(c, v) for c, v in formatted_points(series) if c and v]
-        if not points or not series.get("name"):
-            continue
-        category, value = points[pick(artifact.id, len(points))]
-        out.append(
-            candidate(
-                document,
-                artifact,
-                "chart-value",
-                f"In {name}, what value does the series “{series['name']}” show for “{category}”?",
-                [f"The series “{series['name']}” shows {value} for “{category}”."],
-                value=str(value),
-                anchor=[str(series["name"]), str(category)],
-            )
-        )
-    return out
-
-
-def _metadata(document: Document, artifact: Artifact) -> list[Candidate]:
-    facts = artifact.facts
-    key, label, value = facts["key"], facts["label"], facts["value"]
-    if facts["source"] == "custom":
-        if NOISY_CUSTOM.match(key):
-            return []
-        question = f"What value does the custom document property “{label}” hold?"
-    elif key in NOISY_PROPERTIES:
-        return []
-    elif key in ("creator", "lastModifiedBy", "Manager"):
-        question = f"Who is recorded as the document's {label.lower()} in its properties?"
-    elif key in ("created", "modified"):
-        question = f"When was the document {label.lower()}, according to its properties?"
-    else:
-        question = f"What {label.lower()} is recorded in the document's properties?"
-    return [
-        candidate(
-            document,
-            artifact,
-            f"metadata-{key}",
-            question,
-            [f"The document property “{label}” is {value}."],
-            value=value,
-            anchor=[label],
-        )
-    ]
+_metadata = metadata_rule(
+    "document",
+    lambda label: f"What {label.lower()} is recorded in the document's properties?",
+)
 
 
 def _font_heading(document: Document, artifact: Artifact) -> list[Candidate]:
