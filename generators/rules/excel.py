@@ -485,25 +485,20 @@ def conditional_format(document: Document, artifact: Artifact) -> list[Candidate
     first = str(facts["sqref"]).split()[0]
     where = f"{first} on {_on(artifact)}"
     if facts.get("visual"):
-        return [
-            candidate(
-                document,
-                artifact,
-                "conditional-format",
-                f"What kind of conditional formatting is applied to {where}?",
-                [f"The range shows values as a {facts['effect']}."],
-                value=facts["effect"],
-                anchor=["Conditional formatting", first],
-            )
-        ]
+        question = f"What kind of conditional formatting is applied to {where}?"
+        answer, value = f"The range shows values as a {facts['effect']}.", facts["effect"]
+    else:
+        question = f"What condition triggers the conditional formatting applied to {where}?"
+        answer = f"The rule applies when: {facts['condition']} ({facts['effect']})."
+        value = facts["condition"]
     return [
         candidate(
             document,
             artifact,
             "conditional-format",
-            f"What condition triggers the conditional formatting applied to {where}?",
-            [f"The rule applies when: {facts['condition']} ({facts['effect']})."],
-            value=facts["condition"],
+            question,
+            [answer],
+            value=value,
             anchor=["Conditional formatting", first],
         )
     ]

@@ -76,11 +76,11 @@ def _cloze(text: str, limit: int = 2) -> list[tuple[str, str]]:
     return out
 
 
-def _text_questions(
-    document: Document, artifact: Artifact, where: str, question_type: str
+def _cloze_questions(
+    document: Document, artifact: Artifact, text: str, where: str, question_type: str
 ) -> list[Candidate]:
     out = []
-    for blanked, span in _cloze(artifact.facts.get("plain", "")):
+    for blanked, span in _cloze(text):
         out.append(
             candidate(
                 document,
@@ -121,7 +121,9 @@ def slide_text(document: Document, artifact: Artifact) -> list[Candidate]:
                 )
             )
         return out
-    return _text_questions(document, artifact, f"On slide {slide}", "slide-text-cloze")
+    return _cloze_questions(
+        document, artifact, facts.get("plain", ""), f"On slide {slide}", "slide-text-cloze"
+    )
 
 
 def shape_text(document: Document, artifact: Artifact) -> list[Candidate]:
@@ -141,9 +143,8 @@ def shape_text(document: Document, artifact: Artifact) -> list[Candidate]:
                 anchor=[_name(artifact)],
             )
         ]
-    return _text_questions(
-        document, artifact, f"In the shape {_name(artifact)} on slide {slide}", "shape-text-cloze"
-    )
+    where = f"In the shape {_name(artifact)} on slide {slide}"
+    return _cloze_questions(document, artifact, text, where, "shape-text-cloze")
 
 
 def shape_style(document: Document, artifact: Artifact) -> list[Candidate]:
@@ -751,20 +752,7 @@ def note(document: Document, artifact: Artifact) -> list[Candidate]:
             )
         ]
     where = f"In the speaker notes of slide {slide}"
-    out = []
-    for blanked, span in _cloze("\n".join(lines)):
-        out.append(
-            candidate(
-                document,
-                artifact,
-                "note-cloze",
-                f"{where}, what fills the blank in: “{blanked}”?",
-                [f"The missing text is “{span}”."],
-                value=span,
-                anchor=[blanked.replace("____", " ")],
-            )
-        )
-    return out
+    return _cloze_questions(document, artifact, "\n".join(lines), where, "note-cloze")
 
 
 metadata = metadata_rule(

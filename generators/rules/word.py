@@ -430,32 +430,25 @@ def _layout_section(document: Document, artifact: Artifact) -> list[Candidate]:
 def _layout_paragraph(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     subject = quote(facts["subject"], 70)
-    if "alignment" in facts:
-        return [
-            candidate(
-                document,
-                artifact,
-                "layout-alignment",
-                f"How is the paragraph “{subject}” aligned?",
-                [f"The paragraph is {facts['alignment']}."],
-                value=facts["alignment"],
-                anchor=[facts["subject"]],
-            )
-        ]
-    for key in ("indent_left", "indent_first-line", "indent_hanging", "line_spacing"):
-        if key in facts:
-            return [
-                candidate(
-                    document,
-                    artifact,
-                    f"layout-{key}",
-                    f"What indentation or line spacing is applied to the paragraph “{subject}”?",
-                    [f"The paragraph is {facts[key]}."],
-                    value=facts[key],
-                    anchor=[facts["subject"]],
-                )
-            ]
-    return []
+    keys = ("alignment", "indent_left", "indent_first-line", "indent_hanging", "line_spacing")
+    key = next((name for name in keys if name in facts), None)
+    if key is None:
+        return []
+    if key == "alignment":
+        question = f"How is the paragraph “{subject}” aligned?"
+    else:
+        question = f"What indentation or line spacing is applied to the paragraph “{subject}”?"
+    return [
+        candidate(
+            document,
+            artifact,
+            f"layout-{key}",
+            question,
+            [f"The paragraph is {facts[key]}."],
+            value=facts[key],
+            anchor=[facts["subject"]],
+        )
+    ]
 
 
 RULES = {
