@@ -1,4 +1,4 @@
-"""What the model generators share: clean artifact text, grounding checks, probes, provenance."""
+"""What the model generators share: a base class, clean text, grounding, probes, provenance."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from fidelity.config import GenerationBudget
 from fidelity.llm import ModelClient
 from fidelity.model import Artifact, Candidate, Document
 from fidelity.text import content_tokens, normalize, tokens
+from generators.draft import candidate
 from generators.model.prompt import Prompt
 
 BOOLEAN_ANSWERS = frozenset({"yes", "no", "true", "false"})
@@ -28,6 +29,43 @@ class ModelGenerator(Protocol):
     def units(self, document: Document) -> Sequence[Any]: ...
 
     def draft(self, document: Document, unit: Any) -> list[Candidate]: ...
+
+
+class DraftingGenerator:
+    """What every model generator does alike: count its events, make its drafts Candidates."""
+
+    name = ""
+
+    def __init__(self, client: ModelClient, budget: GenerationBudget) -> None:
+        self.client = client
+        self.budget = budget
+
+    def _count(self, event: str, amount: int = 1) -> None:
+        self.client.accounting.count(f"model:{self.name}", event, amount)
+
+    def _candidate(
+        self,
+        document: Document,
+        artifact: Artifact,
+        question_type: str,
+        question: str,
+        answer: Sequence[str],
+        value: str,
+        anchor: list[str],
+        version: str,
+    ) -> Candidate:
+        """A drafted question with its whitespace folded, answered by its statements."""
+        return candidate(
+            document,
+            artifact,
+            question_type,
+            " ".join(question.split()),
+            statements(answer, value),
+            value,
+            anchor,
+            generator=f"model:{self.name}",
+            generator_version=version,
+        )
 
 
 def plain(text: str) -> str:

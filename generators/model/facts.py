@@ -13,20 +13,18 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from fidelity.config import GenerationBudget
-from fidelity.llm import ModelClient
 from fidelity.model import TAXONOMY, Artifact, Candidate, Document
 from fidelity.text import normalize
-from generators.draft import candidate, quote
+from generators.draft import quote
 from generators.model.common import (
     BOOLEAN_ANSWERS,
+    DraftingGenerator,
     anchor_for,
     facts_text,
     grounded,
     plain,
     provenance,
     spread,
-    statements,
 )
 from generators.model.prompt import load
 
@@ -65,15 +63,8 @@ def fact_line(artifact: Artifact) -> str:
     )
 
 
-class FactsGenerator:
+class FactsGenerator(DraftingGenerator):
     name = "facts"
-
-    def __init__(self, client: ModelClient, budget: GenerationBudget) -> None:
-        self.client = client
-        self.budget = budget
-
-    def _count(self, event: str, amount: int = 1) -> None:
-        self.client.accounting.count(f"model:{self.name}", event, amount)
 
     def groups(self, document: Document) -> list[FactGroup]:
         """Element facts by category, in priority order, each with its quota."""
@@ -138,16 +129,15 @@ class FactsGenerator:
         for _, _, item, artifact in accepted[:cap]:
             source = f"{artifact.text}\n{facts_text(artifact)}"
             out.append(
-                candidate(
+                self._candidate(
                     document,
                     artifact,
                     f"fact:{slug(item.question_type)}",
-                    " ".join(item.question.split()),
-                    statements(item.answer, item.value),
+                    item.question,
+                    item.answer,
                     item.value,
                     anchor_for(item.question, source, item.value),
-                    generator=f"model:{self.name}",
-                    generator_version=version,
+                    version,
                 )
             )
         self._count("kept", len(out))

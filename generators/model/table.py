@@ -14,8 +14,7 @@ from extractors.views import View, placed_ids, render
 from fidelity.config import GenerationBudget
 from fidelity.llm import ModelClient
 from fidelity.model import Artifact, Candidate, Document
-from generators.draft import candidate
-from generators.model.common import anchor_for, grounded, plain, provenance, statements
+from generators.model.common import DraftingGenerator, anchor_for, grounded, plain, provenance
 from generators.model.prompt import load
 
 TARGET = "[[TARGET TABLE]]"
@@ -78,21 +77,17 @@ def narrative(document: Document, artifact: Artifact, window: int = WINDOW) -> s
     return text[start : end if end >= 0 else len(text)].strip()
 
 
-class TableGenerator:
+class TableGenerator(DraftingGenerator):
     name = "table"
 
     def __init__(self, client: ModelClient, budget: GenerationBudget) -> None:
-        self.client = client
-        self.budget = budget
+        super().__init__(client, budget)
         self.prompt = load("table-questions")
 
     def units(self, document: Document) -> list[Artifact]:
         return [
             a for a in document.artifacts if a.modality == "table" and (a.html or plain(a.text))
         ]
-
-    def _count(self, event: str, amount: int = 1) -> None:
-        self.client.accounting.count(f"model:{self.name}", event, amount)
 
     def draft(self, document: Document, artifact: Artifact) -> list[Candidate]:
         wanted = self.budget.questions_per_table
@@ -124,16 +119,15 @@ class TableGenerator:
                 else anchor_for(item.question, cells, item.value)
             )
             out.append(
-                candidate(
+                self._candidate(
                     document,
                     artifact,
                     "table-lookup",
-                    " ".join(item.question.split()),
-                    statements(item.answer, item.value),
+                    item.question,
+                    item.answer,
                     item.value,
                     anchor,
-                    generator=f"model:{self.name}",
-                    generator_version=version,
+                    version,
                 )
             )
         self._count("kept", len(out))

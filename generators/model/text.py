@@ -10,14 +10,13 @@ from fidelity.config import GenerationBudget
 from fidelity.llm import ModelClient
 from fidelity.model import Artifact, Candidate, Document
 from fidelity.text import normalize
-from generators.draft import candidate
 from generators.model.common import (
+    DraftingGenerator,
     anchor_for,
     grounded,
     plain,
     provenance,
     spread,
-    statements,
     word_count,
 )
 from generators.model.prompt import load
@@ -68,12 +67,11 @@ def majority(values: list[str]) -> str | None:
     return None
 
 
-class TextGenerator:
+class TextGenerator(DraftingGenerator):
     name = "text"
 
     def __init__(self, client: ModelClient, budget: GenerationBudget) -> None:
-        self.client = client
-        self.budget = budget
+        super().__init__(client, budget)
         self.ask = load("text-questions")
         self.answer = load("text-answers")
 
@@ -85,9 +83,6 @@ class TextGenerator:
             and word_count(plain(artifact.text)) >= self.budget.min_chunk_words
         ]
         return spread(chunks, self.budget.max_chunks_per_document)
-
-    def _count(self, event: str, amount: int = 1) -> None:
-        self.client.accounting.count(f"model:{self.name}", event, amount)
 
     def draft(self, document: Document, artifact: Artifact) -> list[Candidate]:
         chunk = plain(artifact.text)[:MAX_CHUNK_CHARS]
@@ -125,16 +120,15 @@ class TextGenerator:
                 self._count("dropped: no majority for the drafted answer")
                 continue
             out.append(
-                candidate(
+                self._candidate(
                     document,
                     artifact,
                     "text",
-                    " ".join(drafted.question.split()),
-                    statements(drafted.answer, drafted.value),
+                    drafted.question,
+                    drafted.answer,
                     drafted.value,
                     anchor_for(drafted.question, chunk, drafted.value),
-                    generator=f"model:{self.name}",
-                    generator_version=version,
+                    version,
                 )
             )
         self._count("kept", len(out))

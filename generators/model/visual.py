@@ -13,8 +13,14 @@ from fidelity.config import GenerationBudget
 from fidelity.llm import ModelClient
 from fidelity.model import Artifact, Candidate, Document
 from fidelity.text import content_tokens, tokens
-from generators.draft import candidate
-from generators.model.common import grounded, plain, provenance, spread, statements, word_count
+from generators.model.common import (
+    DraftingGenerator,
+    grounded,
+    plain,
+    provenance,
+    spread,
+    word_count,
+)
 from generators.model.prompt import load
 
 MIN_DESCRIPTION_WORDS = 5
@@ -47,12 +53,11 @@ def question_anchor(question: str, value: str) -> list[str]:
     return out
 
 
-class VisualGenerator:
+class VisualGenerator(DraftingGenerator):
     name = "visual"
 
     def __init__(self, client: ModelClient, budget: GenerationBudget) -> None:
-        self.client = client
-        self.budget = budget
+        super().__init__(client, budget)
         self.triage = load("visual-triage")
         self.ask = load("visual-questions")
 
@@ -65,9 +70,6 @@ class VisualGenerator:
         if self.client.images.sendable(artifact.media):
             return True
         return word_count(plain(artifact.text)) >= MIN_DESCRIPTION_WORDS
-
-    def _count(self, event: str, amount: int = 1) -> None:
-        self.client.accounting.count(f"model:{self.name}", event, amount)
 
     def draft(self, document: Document, artifact: Artifact) -> list[Candidate]:
         images = [artifact.media] if self.client.images.sendable(artifact.media) else []
@@ -115,16 +117,15 @@ class VisualGenerator:
                 continue
             for question_type, question in forms:
                 out.append(
-                    candidate(
+                    self._candidate(
                         document,
                         artifact,
                         question_type,
-                        " ".join(question.split()),
-                        statements(item.answer, item.value),
+                        question,
+                        item.answer,
                         item.value,
                         question_anchor(item.question_standalone, item.value),
-                        generator=f"model:{self.name}",
-                        generator_version=version,
+                        version,
                     )
                 )
         self._count("kept", len(out))
