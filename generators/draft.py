@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 from fidelity.model import Artifact, Candidate, Document, Probe
+
+_DOUBLE_STOP = re.compile(r"(?<!\.)\.\.$")
 
 
 def candidate(
@@ -26,7 +30,7 @@ def candidate(
         category=artifact.category,
         question_type=question_type,
         question=question,
-        answer=answer,
+        answer=[_DOUBLE_STOP.sub(".", statement) for statement in answer],
         probe=Probe(value=value, anchor=[a for a in (anchor or []) if a]),
         generator=generator,
         generator_version=generator_version,

@@ -509,7 +509,7 @@ def test_a_long_view_is_cut_and_the_cut_text_is_what_is_stored(stub, tmp_path):
     )
     stages, _ = default_stages(config, store, tmp_path)
     (outcome,) = filter_candidates(document, [table], stages)
-    for decision, context in outcome.decisions[1:]:
+    for _, context in outcome.decisions[1:]:
         assert context.endswith(TRUNCATED) and len(context) <= 120 + len(TRUNCATED)
         assert any(document_of(b) == context for b in answer_requests(stub))
     store.close()

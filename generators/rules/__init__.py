@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import re
 
 from fidelity.model import Candidate, Document
 from generators.rules.common import Rule, cap, widened
@@ -38,10 +39,18 @@ def generate(document: Document, widen: int = 1) -> list[Candidate]:
             if rule is None:
                 continue
             for item in rule(document, artifact):
-                if item.id not in seen and item.probe.value.strip():
+                if item.id not in seen and _readable(item.probe.value):
                     seen.add(item.id)
                     out.append(item)
         return _sample_per_type(out, cap(PER_TYPE))
+
+
+_MARKERS = re.compile(r"\[(?:picture|image)[^\]]*\]", re.IGNORECASE)
+
+
+def _readable(value: str) -> bool:
+    """An answer a reader can state: not empty, not only picture markers."""
+    return any(char.isalnum() for char in _MARKERS.sub("", value))
 
 
 def _sample_per_type(candidates: list[Candidate], limit: int) -> list[Candidate]:
