@@ -174,24 +174,32 @@ def _holds(value: float, operator: str, bound: float) -> bool:
     }[operator]
 
 
+def _escaped(section: str, index: int) -> tuple[str, int] | None:
+    """A quoted string, a backslash-escaped character, or a `_x`/`*x` padding pair at
+    `index`: (literal text, possibly empty, and the index after it); None otherwise."""
+    char = section[index]
+    if char == '"':
+        end = section.find('"', index + 1)
+        end = len(section) if end < 0 else end
+        return section[index + 1 : end], end + 1
+    if char == "\\" and index + 1 < len(section):
+        return section[index + 1], index + 2
+    if char in "_*" and index + 1 < len(section):
+        return "", index + 2
+    return None
+
+
 def _tokens(section: str) -> list[tuple[str, str]]:
     """(kind, text): 'lit' literal text, 'ph' number placeholder characters, 'at' text slot."""
     out: list[tuple[str, str]] = []
     index = 0
     while index < len(section):
         char = section[index]
-        if char == '"':
-            end = section.find('"', index + 1)
-            end = len(section) if end < 0 else end
-            out.append(("lit", section[index + 1 : end]))
-            index = end + 1
-            continue
-        if char == "\\" and index + 1 < len(section):
-            out.append(("lit", section[index + 1]))
-            index += 2
-            continue
-        if char in "_*" and index + 1 < len(section):
-            index += 2
+        escaped = _escaped(section, index)
+        if escaped is not None:
+            literal, index = escaped
+            if literal:
+                out.append(("lit", literal))
             continue
         if char == "[":
             end = section.find("]", index)
@@ -397,18 +405,11 @@ def _tokens_date(section: str) -> list[tuple[str, str]]:
     index = 0
     while index < len(section):
         char = section[index]
-        if char == '"':
-            end = section.find('"', index + 1)
-            end = len(section) if end < 0 else end
-            out.append(("lit", section[index + 1 : end]))
-            index = end + 1
-            continue
-        if char == "\\" and index + 1 < len(section):
-            out.append(("lit", section[index + 1]))
-            index += 2
-            continue
-        if char in "_*" and index + 1 < len(section):
-            index += 2
+        escaped = _escaped(section, index)
+        if escaped is not None:
+            literal, index = escaped
+            if literal:
+                out.append(("lit", literal))
             continue
         match = _DATE_TOKEN.match(section, index)
         if match:
