@@ -65,7 +65,12 @@ def cmd_explain(args: argparse.Namespace, config: Config) -> int:
 
 
 # Modules that add their own subcommands: each has `register(subparsers)` setting `run`.
-COMMAND_MODULES: list[str] = ["ingest.cli", "fidelity.coverage_cli", "fidelity.review.cli"]
+COMMAND_MODULES: list[str] = [
+    "ingest.cli",
+    "fidelity.coverage_cli",
+    "fidelity.review.cli",
+    "fidelity.report.cli",
+]
 
 
 def parser() -> argparse.ArgumentParser:

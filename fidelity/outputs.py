@@ -1,4 +1,4 @@
-"""Write the run's files from the store: questions, rejected, skipped, coverage, funnel."""
+"""Write the run's files from the store: questions, rejected, skipped, coverage, funnel, report."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 from fidelity import coverage
 from fidelity.config import CoverageConfig
 from fidelity.model import Candidate
+from fidelity.report import write_report
 from fidelity.store import RunStore
 from filters import funnel
 
@@ -84,6 +85,7 @@ def write_outputs(
     (out / "coverage.md").write_text(coverage.markdown(store, targets or CoverageConfig()))
     counts = funnel.compute(store)
     (out / "funnel.md").write_text(funnel.markdown(counts, mode))
+    write_report(store, out, targets)
     return {
         "accepted": len(accepted),
         "unverified": sum(1 for row in accepted if row["status"] == "unverified"),

@@ -1,0 +1,33 @@
+"""`fidelity report OUT`: write OUT/report.html again from the run store."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from fidelity.config import Config
+from fidelity.pipeline import STORE_NAME, open_store
+from fidelity.report.page import write_report
+
+
+def cmd_report(args: argparse.Namespace, config: Config) -> int:
+    out = Path(args.out)
+    if not (out / STORE_NAME).is_file():
+        print(f"no run store in {out} (run `fidelity build ... -o {out}` first)", file=sys.stderr)
+        return 1
+    store = open_store(out)
+    try:
+        path = write_report(store, out, config.coverage)
+    finally:
+        store.close()
+    print(path)
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    report = subparsers.add_parser(
+        "report", help="write OUT/report.html (coverage, funnel, questions, files) from the store"
+    )
+    report.add_argument("out", help="the build's output folder")
+    report.set_defaults(run=cmd_report)

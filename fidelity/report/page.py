@@ -1,0 +1,74 @@
+"""Render OUT/report.html from the Jinja2 templates: summary sections plus a JSON data island."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+
+from fidelity.config import CoverageConfig
+from fidelity.report import sections
+from fidelity.report.questions import collect
+from fidelity.store import RunStore
+
+REPORT_NAME = "report.html"
+PAGE_SIZE = 50
+# Characters that could end the <script> element or open a comment inside it, as JSON escapes.
+ISLAND_ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"}
+
+
+def environment() -> Environment:
+    return Environment(
+        loader=PackageLoader("fidelity.report", "templates"),
+        autoescape=select_autoescape(["html", "j2"], default_for_string=True, default=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def json_island(data: Any) -> Markup:
+    """JSON safe to place inside <script type="application/json"> (no `</script>` can occur)."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return Markup(text.translate(ISLAND_ESCAPES))
+
+
+def asset(env: Environment, name: str) -> Markup:
+    """A static script or stylesheet, inlined verbatim (not parsed as a template)."""
+    assert env.loader is not None
+    source, _, _ = env.loader.get_source(env, name)
+    return Markup(source)
+
+
+def render(store: RunStore, out: Path, targets: CoverageConfig) -> str:
+    env = environment()
+    table = collect(store, out)
+    return env.get_template("report.html.j2").render(
+        mode=store.meta("mode", "offline"),
+        out_name=out.resolve().name,
+        generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        coverage=sections.coverage_section(store, targets),
+        funnel=sections.funnel_section(store, table),
+        files=sections.files_section(store, out, table),
+        usage=sections.usage_section(store, out),
+        options=table.options,
+        total=len(table.rows),
+        statuses=table.statuses.most_common(),
+        page_size=PAGE_SIZE,
+        data=json_island(table.island()),
+        style=asset(env, "report.css"),
+        script=asset(env, "report.js"),
+    )
+
+
+def write_report(store: RunStore, out: Path, targets: CoverageConfig | None = None) -> Path:
+    """Write OUT/report.html (atomically) and return its path."""
+    path = out / REPORT_NAME
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(render(store, out, targets or CoverageConfig()), encoding="utf-8")
+    tmp.replace(path)
+    return path

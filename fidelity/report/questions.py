@@ -1,0 +1,183 @@
+"""The question browser's data: every candidate with its evidence and checks, compactly.
+
+Rows are arrays (see QUESTION_FIELDS), repeated strings (check names, views, reasons,
+statuses, categories) are stored once in a string table, and each artifact's evidence
+once however many candidates ask about it, so 100,000 questions stay a file a browser
+parses in a few seconds. The page's script reads the same field order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fidelity.model import Artifact, Candidate, Decision, Document
+from fidelity.store import RunStore
+
+QUESTION_FIELDS = (
+    "id file app category artifact question answer status rejected_by reason checks "
+    "question_type generator"
+).split()
+CHECK_FIELDS = "check view verdict match reason answered calls".split()
+ARTIFACT_FIELDS = "file id locator kind modality text html media slide".split()
+TEXT_LIMIT = 20_000
+ANSWERED_LIMIT = 2_000
+SLIDE_LOCATOR = re.compile(r"^slide (\d+)\b")
+
+
+class Strings:
+    """A string table: each distinct string once, referred to by its index."""
+
+    def __init__(self) -> None:
+        self.table: list[str] = []
+        self.index: dict[str, int] = {}
+
+    def __call__(self, value: str) -> int:
+        if value not in self.index:
+            self.index[value] = len(self.table)
+            self.table.append(value)
+        return self.index[value]
+
+
+@dataclass
+class QuestionTable:
+    """What the browser shows, plus the tallies the funnel section adds from the same pass."""
+
+    strings: list[str]
+    files: list[str]
+    artifacts: list[list[Any]]
+    rows: list[list[Any]]
+    options: dict[str, list[str]]
+    statuses: Counter[str] = field(default_factory=Counter)
+    app_statuses: dict[str, Counter[str]] = field(default_factory=dict)
+    rejected_by: Counter[str] = field(default_factory=Counter)
+    verdicts: dict[str, Counter[str]] = field(default_factory=dict)
+    per_file: dict[str, Counter[str]] = field(default_factory=dict)
+
+    def island(self) -> dict[str, Any]:
+        return {
+            "fields": {
+                "question": QUESTION_FIELDS,
+                "check": CHECK_FIELDS,
+                "artifact": ARTIFACT_FIELDS,
+            },
+            "strings": self.strings,
+            "files": self.files,
+            "artifacts": self.artifacts,
+            "questions": self.rows,
+        }
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit} more chars)"
+
+
+def rendered_slide(out: Path, document: Document, artifact: Artifact) -> str | None:
+    """The rendered picture of the slide a PowerPoint artifact sits on, if the run made one."""
+    match = SLIDE_LOCATOR.match(artifact.locator)
+    if document.app != "powerpoint" or match is None:
+        return None
+    relative = f"media/{document.sha256[:16]}/slide-{int(match.group(1)):03d}.png"
+    return relative if (out / relative).is_file() else None
+
+
+def call_summary(store: RunStore, keys: str | None, cache: dict[str, str]) -> str:
+    """The model calls behind a decision, as `fidelity explain` names them."""
+    parts = []
+    for key in (keys or "").split(","):
+        if not key:
+            continue
+        if key not in cache:
+            record = store.model_call(key)
+            if record is None:
+                cache[key] = f"{key[:16]} (not recorded)"
+            else:
+                state = f"error: {record['error']}" if record["error"] else "recorded"
+                cache[key] = f"{key[:16]} {record['stage']} / {record['model']} ({state})"
+        parts.append(cache[key])
+    return "; ".join(parts)
+
+
+def collect(store: RunStore, out: Path) -> QuestionTable:
+    """Every stored candidate of every processed file, whatever its status."""
+    strings, files = Strings(), Strings()
+    documents = {document.sha256: document for document in store.documents()}
+    artifact_rows: list[list[Any]] = []
+    artifact_index: dict[tuple[str, str], int] = {}
+    calls: dict[str, str] = {}
+    table = QuestionTable(strings.table, files.table, artifact_rows, [], {})
+    option_sets: dict[str, set[str]] = {
+        name: set() for name in ("app", "category", "status", "check", "file")
+    }
+
+    def artifact_of(candidate: Candidate) -> int:
+        key = (candidate.file_sha, candidate.artifact_id)
+        if key not in artifact_index:
+            document = documents.get(candidate.file_sha)
+            row: list[Any] = [files(candidate.file), candidate.artifact_id, "", "", "", "", None]
+            row += [None, None]
+            if document is not None:
+                try:
+                    artifact = document.artifact(candidate.artifact_id)
+                except KeyError:
+                    artifact = None
+                if artifact is not None:
+                    row[2:] = [
+                        artifact.locator,
+                        artifact.kind,
+                        artifact.modality,
+                        _clip(artifact.text, TEXT_LIMIT),
+                        artifact.html,
+                        artifact.media,
+                        rendered_slide(out, document, artifact),
+                    ]
+            artifact_index[key] = len(artifact_rows)
+            artifact_rows.append(row)
+        return artifact_index[key]
+
+    def check_row(decision: Decision) -> list[Any]:
+        table.verdicts.setdefault(decision.check, Counter())[decision.verdict] += 1
+        return [
+            strings(decision.check),
+            strings(decision.view),
+            strings(decision.verdict),
+            strings(decision.match),
+            strings(decision.reason),
+            _clip(decision.answered, ANSWERED_LIMIT),
+            strings(call_summary(store, decision.model_call, calls)),
+        ]
+
+    for candidate, status, rejected_by, reason in store.candidates():
+        decisions = store.decisions(candidate.id)
+        table.rows.append(
+            [
+                candidate.id,
+                files(candidate.file),
+                strings(candidate.app),
+                strings(candidate.category),
+                artifact_of(candidate),
+                candidate.question,
+                candidate.answer,
+                strings(status),
+                strings(rejected_by),
+                strings(reason),
+                [check_row(decision) for decision in decisions],
+                strings(candidate.question_type),
+                strings(f"{candidate.generator} {candidate.generator_version}"),
+            ]
+        )
+        table.statuses[status] += 1
+        table.app_statuses.setdefault(candidate.app, Counter())[status] += 1
+        table.per_file.setdefault(candidate.file, Counter())[status] += 1
+        if rejected_by:
+            table.rejected_by[rejected_by] += 1
+        option_sets["app"].add(candidate.app)
+        option_sets["category"].add(candidate.category)
+        option_sets["status"].add(status)
+        option_sets["file"].add(candidate.file)
+        option_sets["check"].update(decision.check for decision in decisions)
+    table.options = {name: sorted(values) for name, values in option_sets.items()}
+    return table

@@ -1,0 +1,237 @@
+"""The report's summary sections: coverage heatmap, filter funnel, files, model usage.
+
+Numbers come from the modules that write coverage.md, funnel.md, corpus.jsonl and
+model_usage.json, so the page and those files never disagree.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fidelity import coverage
+from fidelity.config import SIZE_BUCKETS, CoverageConfig
+from fidelity.llm.accounting import USAGE_FILE
+from fidelity.model import TAXONOMY
+from fidelity.report.charts import BarChart, Heatmap, bars, heatmap
+from fidelity.report.questions import QuestionTable
+from fidelity.store import RunStore
+from filters import funnel
+
+BUCKETS = (*SIZE_BUCKETS, coverage.NO_BUCKET)
+
+
+@dataclass
+class CoverageSection:
+    heatmaps: list[Heatmap]
+    below_target: int
+    missing: int
+    with_targets: bool
+    with_buckets: bool
+
+
+@dataclass
+class FunnelChart:
+    name: str
+    chart: BarChart
+    statuses: list[tuple[str, int]]
+
+
+@dataclass
+class FunnelSection:
+    stages: list[str]
+    charts: list[FunnelChart]
+    views: BarChart | None
+    rejected_by: BarChart | None
+    verdicts: list[tuple[str, list[tuple[str, int]]]]
+    model_checks: int
+    leakage_decided: int
+
+
+@dataclass
+class FilesSection:
+    rows: list[dict[str, Any]]
+    outcomes: list[tuple[str, int]]
+    reasons: list[tuple[str, int]]
+    conversions: list[dict[str, Any]]
+    buckets: list[tuple[str, str, list[int]]]
+    ranking: list[dict[str, Any]]
+
+
+@dataclass
+class UsageSection:
+    recorded: list[dict[str, Any]]
+    total_cost: float
+    last_run: dict[str, Any] = field(default_factory=dict)
+
+
+def app_order(apps: set[str]) -> list[str]:
+    return [app for app in TAXONOMY if app in apps] + sorted(apps - set(TAXONOMY))
+
+
+def coverage_section(store: RunStore, targets: CoverageConfig) -> CoverageSection:
+    cells = coverage.compute(store, targets)
+    by_app: dict[str, list[coverage.Cell]] = {}
+    for cell in cells.values():
+        by_app.setdefault(cell.app, []).append(cell)
+    return CoverageSection(
+        heatmaps=[heatmap(app, by_app[app], BUCKETS) for app in app_order(set(by_app))],
+        below_target=len(coverage.below_target(cells)),
+        missing=sum(cell.gap for cell in cells.values()),
+        with_targets=any(cell.target for cell in cells.values()),
+        with_buckets=any(t.target for c in cells.values() for t in c.buckets.values()),
+    )
+
+
+def stages_of(counts: funnel.Funnel) -> list[str]:
+    """The funnel's stages in order, then any check the data rejected by that it does not name."""
+    stages = list(funnel.STAGES)
+    stages += sorted(set(counts.total.rejected) - set(stages))
+    return stages
+
+
+def funnel_chart(row: funnel.Row, stages: list[str]) -> BarChart:
+    steps = [("candidates", row.candidates, "", "in")]
+    left = row.candidates
+    for stage in stages:
+        dropped = row.rejected[stage]
+        left -= dropped
+        steps.append((f"after {stage}", left, f"−{dropped}" if dropped else "", "stage"))
+    steps.append(("kept", row.kept, f"{row.unverified} unverified", "kept"))
+    return bars(steps)
+
+
+def funnel_section(store: RunStore, table: QuestionTable) -> FunnelSection:
+    counts = funnel.compute(store)
+    stages = stages_of(counts)
+    charts = [FunnelChart("run", funnel_chart(counts.total, stages), table.statuses.most_common())]
+    for app in app_order(set(counts.apps)):
+        statuses = table.app_statuses.get(app, Counter()).most_common()
+        charts.append(FunnelChart(app, funnel_chart(counts.apps[app], stages), statuses))
+    views = sorted(counts.views.items(), key=lambda item: (-item[1], item[0]))
+    rejected = table.rejected_by.most_common()
+    return FunnelSection(
+        stages=stages,
+        charts=charts,
+        views=bars([(view, n, "", "fail") for view, n in views]) if views else None,
+        rejected_by=bars([(check, n, "", "fail") for check, n in rejected]) if rejected else None,
+        verdicts=[
+            (check, sorted(verdicts.items())) for check, verdicts in sorted(table.verdicts.items())
+        ],
+        model_checks=counts.model_checks,
+        leakage_decided=counts.leakage_decided,
+    )
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    rows = []
+    for line in path.read_text().splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return rows
+
+
+def file_outcome(record: dict[str, Any], stored: dict[str, Any] | None) -> tuple[str, str]:
+    """kept, dropped (by curation) or skipped (could not be read), with the reason."""
+    if record.get("decision") == "drop":
+        return "dropped", record.get("reason", "")
+    if stored is None:
+        return "not processed", ""
+    if stored["status"] == "skipped":
+        return "skipped", stored["reason"]
+    return ("kept", "") if stored["status"] == "done" else (stored["status"], stored["reason"])
+
+
+def files_section(store: RunStore, out: Path, table: QuestionTable) -> FilesSection:
+    """corpus.jsonl joined with the store's file states and each file's candidate counts."""
+    stored = {entry["sha256"]: entry for entry in store.files()}
+    records = _read_jsonl(out / "corpus.jsonl")
+    known = {record.get("sha256") for record in records}
+    records += [
+        {"path": entry["path"], "sha256": sha, **entry["info"]}
+        for sha, entry in stored.items()
+        if sha not in known
+    ]
+    rows = []
+    for record in sorted(records, key=lambda r: r.get("path", "")):
+        entry = stored.get(record.get("sha256", ""))
+        outcome, reason = file_outcome(record, entry)
+        size = record.get("size") or {}
+        statuses = table.per_file.get(entry["path"] if entry else record.get("path", ""), {})
+        rows.append(
+            {
+                "path": record.get("path", ""),
+                "app": record.get("app") or "",
+                "format": record.get("format") or "",
+                "outcome": outcome,
+                "reason_code": record.get("reason_code")
+                or (entry or {}).get("info", {}).get("reason_code", ""),
+                "reason": reason or record.get("reason", ""),
+                "converted_from": record.get("converted_from"),
+                "extension_mismatch": record.get("extension_mismatch"),
+                "bucket": record.get("bucket") or "",
+                "size": f"{size.get('count', '')} {size.get('unit', '')}".strip(),
+                "language": record.get("language") or "",
+                "rank": record.get("rank"),
+                "elo": record.get("elo"),
+                "domain": record.get("domain") or "",
+                "kept": sum(n for status, n in statuses.items() if status != "rejected"),
+                "rejected": statuses.get("rejected", 0),
+            }
+        )
+    buckets: dict[tuple[str, str], list[int]] = {}
+    for record in records:
+        if record.get("decision") == "keep" and record.get("app"):
+            unit = (record.get("size") or {}).get("unit", "")
+            counts = buckets.setdefault((record["app"], unit), [0] * len(BUCKETS))
+            bucket = record.get("bucket") or coverage.NO_BUCKET
+            counts[BUCKETS.index(bucket) if bucket in BUCKETS else -1] += 1
+    return FilesSection(
+        rows=rows,
+        outcomes=Counter(row["outcome"] for row in rows).most_common(),
+        reasons=Counter(
+            row["reason_code"] or row["reason"] for row in rows if row["outcome"] != "kept"
+        ).most_common(),
+        conversions=[row for row in rows if row["converted_from"]],
+        buckets=[(app, unit, counts) for (app, unit), counts in sorted(buckets.items())],
+        ranking=sorted(
+            (row for row in rows if row["app"] == "word" and row["rank"] is not None),
+            key=lambda row: row["rank"],
+        ),
+    )
+
+
+def usage_section(store: RunStore, out: Path) -> UsageSection | None:
+    """Every recorded model call per stage / model; the last model_usage.json if there is one."""
+    totals: dict[str, dict[str, Any]] = {}
+    for stage, model, usage in store.model_call_usage():
+        row = totals.setdefault(
+            f"{stage} / {model}",
+            {"name": f"{stage} / {model}", "calls": 0, "tokens_in": 0, "tokens_out": 0},
+        )
+        row["calls"] += 1
+        row["tokens_in"] += usage.get("prompt_tokens", 0)
+        row["tokens_out"] += usage.get("completion_tokens", 0)
+        row["cost"] = row.get("cost", 0.0) + (usage.get("cost_usd") or 0.0)
+        row["unpriced"] = row.get("unpriced", 0) + (usage.get("cost_usd") is None)
+    last_run: dict[str, Any] = {}
+    path = out / USAGE_FILE
+    if path.is_file():
+        try:
+            last_run = json.loads(path.read_text())
+        except json.JSONDecodeError:
+            last_run = {}
+    if not totals and not last_run:
+        return None
+    return UsageSection(
+        recorded=sorted(totals.values(), key=lambda row: row["name"]),
+        total_cost=sum(row.get("cost", 0.0) for row in totals.values()),
+        last_run=last_run,
+    )
