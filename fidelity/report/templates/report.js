@@ -19,6 +19,7 @@
   F.forEach(function (value, index) { fileIndex.set(value, index); });
 
   var FILTERS = ["app", "category", "status", "check", "verdict", "file", "q"];
+  // Also read from the address: page (1-based) and open (a candidate id).
   var table = document.getElementById("questions");
   var body = document.getElementById("question-rows");
   var count = document.getElementById("question-count");
@@ -216,6 +217,15 @@
     next.disabled = state.page >= pages - 1;
   }
 
+  // #open=ID opens that candidate's details when it is on the page shown.
+  function openRow(id) {
+    if (!id) return;
+    var rows = body.querySelectorAll("tr.q-row");
+    for (var k = 0; k < rows.length; k++) {
+      if (rows[k].getAttribute("data-id") === id) rows[k].click();
+    }
+  }
+
   function writeHash() {
     var params = new URLSearchParams();
     var f = currentFilters();
@@ -248,6 +258,7 @@
     state.visible = select();
     state.page = (Number(params.get("page")) || 1) - 1;
     draw();
+    openRow(params.get("open"));
     return true;
   }
 
