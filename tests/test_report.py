@@ -42,6 +42,7 @@ CHROMIUM_FLAGS = (
     "--enable-logging=stderr",
     "--v=0",
 )
+HTML_PARSER = lxml_html.HTMLParser(huge_tree=True)
 HOSTILE = "</script><script>window.pwned=1</script><!--"
 
 
@@ -53,13 +54,13 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def island(path: Path) -> dict:
-    page = lxml_html.parse(str(path)).getroot()
+    page = lxml_html.parse(str(path), HTML_PARSER).getroot()
     (script,) = page.xpath('//script[@id="report-data"]')
     return json.loads(script.text)
 
 
 def page_of(path: Path) -> lxml_html.HtmlElement:
-    return lxml_html.parse(str(path)).getroot()
+    return lxml_html.parse(str(path), HTML_PARSER).getroot()
 
 
 def chromium(url: str, profile: Path, *flags: str, timeout: float = 180) -> tuple[str, str]:
