@@ -177,7 +177,7 @@ def files_section(store: RunStore, out: Path, table: QuestionTable) -> FilesSect
                 "converted_from": record.get("converted_from"),
                 "extension_mismatch": record.get("extension_mismatch"),
                 "bucket": record.get("bucket") or "",
-                "size": f"{size.get('count', '')} {size.get('unit', '')}".strip(),
+                "size": " ".join(str(size[key]) for key in ("count", "unit") if size.get(key)),
                 "language": record.get("language") or "",
                 "rank": record.get("rank"),
                 "elo": record.get("elo"),
