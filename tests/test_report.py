@@ -173,6 +173,8 @@ def test_the_build_writes_the_report_with_every_candidate(run: Path) -> None:
     assert statuses["rejected"] == len(rejected)
     assert statuses["kept"] + statuses["unverified"] == len(kept)
     page = page_of(run / REPORT_NAME)
+    (policy,) = page.xpath('//meta[@http-equiv="Content-Security-Policy"]/@content')
+    assert "default-src 'none'" in policy
     assert not page.xpath(
         "//link[@rel='stylesheet'] | //script[@src] | //*[@href[starts-with(., 'http')]]"
     )
@@ -230,6 +232,13 @@ def test_funnel_chart_draws_the_funnel_numbers(run: Path) -> None:
     for name, row in [("run", counts.total), *counts.apps.items()]:
         values = page.xpath(f'//figure[@id="funnel-{name}"]//text[@class="bar-value"]/text()')
         assert [int(value) for value in values] == [row.candidates, *row.survivors(), row.kept]
+    lines = page.xpath('//table[@id="funnel-cells"]/tbody/tr')
+    assert len(lines) == len(counts.cells)
+    for line in lines:
+        app, category, *numbers = [td.text_content() for td in line.xpath("td")]
+        row = counts.cells[(app, category)]
+        expected = [row.candidates, *row.survivors(), row.kept, row.unverified]
+        assert [int(n) for n in numbers] == expected
     views = page.xpath('//figure[@id="rejections-by-view"]//text[@class="bar-label"]/text()')
     assert sorted(views) == sorted(counts.views)
 

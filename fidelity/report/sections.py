@@ -41,9 +41,20 @@ class FunnelChart:
 
 
 @dataclass
+class FunnelLine:
+    """One application × category line: candidates, survivors of each stage, kept, unverified."""
+
+    app: str
+    category: str
+    counts: list[int]
+    unverified: int
+
+
+@dataclass
 class FunnelSection:
     stages: list[str]
     charts: list[FunnelChart]
+    cells: list[FunnelLine]
     views: BarChart | None
     rejected_by: BarChart | None
     verdicts: list[tuple[str, list[tuple[str, int]]]]
@@ -72,6 +83,18 @@ def app_order(apps: set[str]) -> list[str]:
     return [app for app in TAXONOMY if app in apps] + sorted(apps - set(TAXONOMY))
 
 
+def taxonomy_order(item: tuple[tuple[str, str], Any]) -> tuple[int, int, str]:
+    """Sort key for ((app, category), …): the taxonomy's order, anything else after it."""
+    (app, category), _ = item
+    apps = list(TAXONOMY)
+    categories = TAXONOMY.get(app, ())
+    return (
+        apps.index(app) if app in apps else len(apps),
+        categories.index(category) if category in categories else len(categories),
+        category,
+    )
+
+
 def coverage_section(store: RunStore, targets: CoverageConfig) -> CoverageSection:
     cells = coverage.compute(store, targets)
     by_app: dict[str, list[coverage.Cell]] = {}
@@ -95,13 +118,20 @@ def stages_of(counts: funnel.Funnel) -> list[str]:
 
 def funnel_chart(row: funnel.Row, stages: list[str]) -> BarChart:
     steps = [("candidates", row.candidates, "", "in")]
-    left = row.candidates
-    for stage in stages:
+    for stage, left in zip(stages, survivors(row, stages), strict=True):
         dropped = row.rejected[stage]
-        left -= dropped
         steps.append((f"after {stage}", left, f"−{dropped}" if dropped else "", "stage"))
     steps.append(("kept", row.kept, f"{row.unverified} unverified", "kept"))
     return bars(steps)
+
+
+def survivors(row: funnel.Row, stages: list[str]) -> list[int]:
+    """Candidates still in after each stage (the funnel's own stages and any new ones)."""
+    left, out = row.candidates, []
+    for stage in stages:
+        left -= row.rejected[stage]
+        out.append(left)
+    return out
 
 
 def funnel_section(store: RunStore, table: QuestionTable) -> FunnelSection:
@@ -116,6 +146,12 @@ def funnel_section(store: RunStore, table: QuestionTable) -> FunnelSection:
     return FunnelSection(
         stages=stages,
         charts=charts,
+        cells=[
+            FunnelLine(
+                app, category, [row.candidates, *survivors(row, stages), row.kept], row.unverified
+            )
+            for (app, category), row in sorted(counts.cells.items(), key=taxonomy_order)
+        ],
         views=bars([(view, n, "", "fail") for view, n in views]) if views else None,
         rejected_by=bars([(check, n, "", "fail") for check, n in rejected]) if rejected else None,
         verdicts=[
