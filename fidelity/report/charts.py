@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from fidelity.coverage import Cell, Tally
 
 TILE_W, TILE_H, TILE_GAP, TILE_COLUMNS = 168, 70, 6, 6
-BAR_LABEL_W, BAR_W, BAR_H, BAR_GAP, BAR_VALUE_W = 190, 300, 20, 6, 120
+BAR_LABEL_W, BAR_W, BAR_H, BAR_GAP, BAR_VALUE_W = 170, 260, 20, 6, 120
 LABEL_CHARS = 21
 
 
@@ -77,6 +77,7 @@ class BarChart:
     width: float
     height: float
     bars: list[Bar]
+    label_w: float = BAR_LABEL_W
 
 
 def shade(tally: Tally, most_kept: int) -> Shade:
@@ -120,7 +121,7 @@ def heatmap(app: str, cells: list[Cell], buckets: tuple[str, ...]) -> Heatmap:
                         width,
                         16,
                         shade(tally, most_kept),
-                        f"{name[0]} {tally.kept}/{tally.target}",
+                        f"{name[0]} {tally.kept}" + (f"/{tally.target}" if tally.target else ""),
                     )
                 )
         title = (
@@ -164,7 +165,7 @@ def bars(rows: list[tuple[str, int, str, str]]) -> BarChart:
         Bar(
             index * (BAR_H + BAR_GAP),
             max(1.0, BAR_W * value / largest) if value else 0.0,
-            short(label, 30),
+            short(label, 26),
             str(value),
             note,
             f"{label}: {value}" + (f" ({note})" if note else ""),
