@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 from lxml import html as lxml_html
+from openai_stub import StubServer
 from PIL import Image
+from test_model_generators_pipeline import WORD_FILE, generic_model
 
 from fidelity import coverage
 from fidelity.cli import main as cli
@@ -90,13 +92,13 @@ def dump_dom(path: Path, profile: Path, fragment: str = "") -> lxml_html.HtmlEle
 
 def synthetic_store(path: Path, questions: int, per_file: int = 100) -> RunStore:
     """A run store of `questions` candidates over files of `per_file` artifacts each, every status
-    and a check (`guessability`) the funnel does not name, one question carrying hostile text."""
+    and a check (`guessability`) the funnel does not name, hostile text in a question and a name."""
     store = RunStore(path)
     statuses = ("kept", "unverified", "rejected", "incomplete")
     with store.transaction():
         for first in range(0, questions, per_file):
             sha = f"{first:064x}"
-            name = f"in/file-{first // per_file:05d}.docx"
+            name = f"in/file-{first // per_file:05d}.docx" if first else "in/<i>odd</i>.docx"
             artifacts = [
                 Artifact(
                     id=f"a{n}",
@@ -279,6 +281,7 @@ def test_new_checks_and_statuses_appear_without_code_changes(tmp_path: Path) -> 
         store.close()
     page = page_of(tmp_path / REPORT_NAME)
     assert len(page.xpath("//script")) == 2
+    assert not page.xpath("//i") and "in/<i>odd</i>.docx" in page.xpath("//option/@value")
     assert "incomplete" in page.xpath('//select[@id="filter-status"]/option/@value')
     assert "guessability" in page.xpath('//select[@id="filter-check"]/option/@value')
     labels = page.xpath('//figure[@id="funnel-run"]//text[@class="bar-label"]/text()')
@@ -368,3 +371,42 @@ def test_hundred_thousand_questions_write_an_island_and_one_page(tmp_path: Path)
     assert len(dom.xpath('//tr[@class="q-row"]')) == PAGE_SIZE
     assert dom.xpath('string(//*[@id="page-info"])') == f"page 1 of {100_000 // PAGE_SIZE}"
     assert dom.xpath('string(//*[@id="question-count"])') == "100000 of 100000 candidates match"
+
+
+def test_regen_rewrites_the_report_with_the_new_target(run: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(run, out)
+    (out / REPORT_NAME).unlink()
+    assert cli(["regen", str(out), "--app", "word", "--category", "Text", "--target", "3"]) == 0
+    page = page_of(out / REPORT_NAME)
+    (text,) = page.xpath('//svg[@id="heatmap-word"]//g[@data-category="Text"]')
+    assert text.xpath('string(.//text[@class="tile-count"])').endswith(" / 3")
+
+
+def test_model_run_shows_usage_and_the_calls_behind_each_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not WORD_FILE.is_file():
+        pytest.skip(f"shared corpus file {WORD_FILE} not found")
+    out = tmp_path / "out"
+    with StubServer(generic_model) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-report-test-key")
+        monkeypatch.chdir(tmp_path)
+        assert cli(["build", str(WORD_FILE), "-o", str(out), "--model", "stub-model"]) == 0
+    store = RunStore(out / "run.sqlite")
+    try:
+        calls = Counter(f"{stage} / {model}" for stage, model, _ in store.model_call_usage())
+    finally:
+        store.close()
+    page = page_of(out / REPORT_NAME)
+    shown = {
+        row.xpath("string(td[1])"): int(row.xpath("string(td[2])"))
+        for row in page.xpath('//table[@id="usage-recorded"]/tbody/tr')
+    }
+    assert shown == dict(calls) and calls["generate / stub-model"] > 0
+    assert any(" / stub-model (recorded)" in text for text in island(out / REPORT_NAME)["strings"])
+    assert "sk-report-test-key" not in (out / REPORT_NAME).read_text()
+    assert cli(["report", str(out)]) == 0
+    last_run = page_of(out / REPORT_NAME).xpath('//table[@id="usage-last-run"]//td[1]/text()')
+    assert "generate / stub-model" in last_run
