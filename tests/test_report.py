@@ -410,3 +410,51 @@ def test_model_run_shows_usage_and_the_calls_behind_each_check(
     assert cli(["report", str(out)]) == 0
     last_run = page_of(out / REPORT_NAME).xpath('//table[@id="usage-last-run"]//td[1]/text()')
     assert "generate / stub-model" in last_run
+
+
+@needs_chromium
+def test_clicking_tiles_searching_paging_and_opening_rows(run: Path) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (test extra) absent")
+    store = RunStore(run / "run.sqlite")
+    try:
+        cells = funnel.compute(store).cells
+    finally:
+        store.close()
+    problems: list[str] = []
+    expect = sync_api.expect
+    with sync_api.sync_playwright() as driver:
+        browser = driver.chromium.launch(
+            executable_path=CHROMIUM, args=[flag for flag in CHROMIUM_FLAGS[1:8]]
+        )
+        try:
+            page = browser.new_page()
+            page.on("pageerror", lambda error: problems.append(str(error)))
+            page.on("console", lambda message: problems.append(message.text))
+            page.goto((run / REPORT_NAME).resolve().as_uri())
+            rows = page.locator("tr.q-row")
+            assert rows.count() == PAGE_SIZE
+            page.click("text=next ›")
+            assert page.text_content("#page-info").startswith("page 2 of ")
+            page.locator('#heatmap-word g[data-category="Table"] rect').first.click()
+            assert "category=Table" in page.url
+            assert rows.count() == cells[("word", "Table")].candidates
+            assert set(rows.evaluate_all("rs => rs.map(r => r.dataset.category)")) == {"Table"}
+            page.fill("#filter-q", "Uranus")
+            expect(rows).to_have_count(1)
+            rows.first.click()
+            detail = page.locator("tr.q-detail")
+            assert detail.locator("table.checks tr td").count() > 0
+            assert detail.locator("iframe.evidence-table").count() == 1
+            rows.first.click()
+            assert detail.count() == 0
+            page.click("#filter-reset")
+            expect(rows).to_have_count(PAGE_SIZE)
+            page.goto((run / REPORT_NAME).resolve().as_uri() + "#q=slide&open=")
+            page.locator("tr.q-row").first.click()
+            picture = page.locator("tr.q-detail figure.evidence-picture img").first
+            picture.scroll_into_view_if_needed()
+            expect(picture).to_have_js_property("complete", True)
+            assert picture.evaluate("img => img.naturalWidth") > 0
+        finally:
+            browser.close()
+    assert problems == []

@@ -110,7 +110,7 @@ def collect(store: RunStore, out: Path) -> QuestionTable:
     calls: dict[str, str] = {}
     table = QuestionTable(strings.table, files.table, artifact_rows, [], {})
     option_sets: dict[str, set[str]] = {
-        name: set() for name in ("app", "category", "status", "check", "file")
+        name: set() for name in ("app", "category", "status", "check", "verdict", "file")
     }
 
     def artifact_of(candidate: Candidate) -> int:
@@ -179,5 +179,6 @@ def collect(store: RunStore, out: Path) -> QuestionTable:
         option_sets["status"].add(status)
         option_sets["file"].add(candidate.file)
         option_sets["check"].update(decision.check for decision in decisions)
+        option_sets["verdict"].update(decision.verdict for decision in decisions)
     table.options = {name: sorted(values) for name, values in option_sets.items()}
     return table

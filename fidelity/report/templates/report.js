@@ -263,7 +263,11 @@
   }
 
   var typing = null;
-  form.addEventListener("change", refilter);
+  form.addEventListener("change", function (event) {
+    // The search box refilters as one types; its change event (on leaving it) would redraw
+    // the rows again and close the one just opened.
+    if (event.target !== form.elements.q) refilter();
+  });
   form.elements.q.addEventListener("input", function () {
     clearTimeout(typing);
     typing = setTimeout(refilter, 200);
@@ -274,6 +278,17 @@
   next.addEventListener("click", function () { state.page += 1; draw(); writeHash(); });
   window.addEventListener("hashchange", function () {
     if (readHash()) document.getElementById("questions-section").scrollIntoView();
+  });
+  // Links that set filters (heatmap tiles, checks, files) apply them even when the address
+  // already holds the same filters, which would fire no hashchange.
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest ? event.target.closest("a[href^='#']") : null;
+    var href = link ? link.getAttribute("href") : "";
+    if (href.indexOf("=") === -1) return;
+    event.preventDefault();
+    history.replaceState(null, "", href);
+    readHash();
+    document.getElementById("questions-section").scrollIntoView();
   });
 
   if (!readHash()) {
