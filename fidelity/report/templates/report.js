@@ -113,7 +113,7 @@
     var img = el("img");
     img.setAttribute("loading", "lazy");
     img.setAttribute("alt", label);
-    img.setAttribute("src", src);
+    img.setAttribute("src", src.split("/").map(encodeURIComponent).join("/"));
     figure.appendChild(img);
     figure.appendChild(el("figcaption", "muted", label + ": " + src));
     return figure;
