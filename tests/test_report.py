@@ -458,3 +458,16 @@ def test_clicking_tiles_searching_paging_and_opening_rows(run: Path) -> None:
         finally:
             browser.close()
     assert problems == []
+
+
+def test_an_empty_run_still_gets_a_page(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "run.sqlite")
+    try:
+        write_report(store, tmp_path)
+    finally:
+        store.close()
+    assert island(tmp_path / REPORT_NAME)["questions"] == []
+    if CHROMIUM is not None:
+        dom = dump_dom(tmp_path / REPORT_NAME, tmp_path / "profile")
+        assert dom.xpath('string(//*[@id="question-count"])') == "0 of 0 candidates match"
+        assert dom.xpath('//tr[@class="q-empty"]')
