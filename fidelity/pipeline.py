@@ -235,9 +235,10 @@ def build(
         if stages is None:
             stages, client = default_stages(config, store, out)
         store.set_meta("mode", stages.mode)
+        inputs = list(inputs)
         files = discover(inputs)
         judge = ModelJudge(chat_through(client), name="model") if client is not None else None
-        corpus = ingest_corpus(files, out, config, judge=judge)  # corpus.jsonl, corpus.md
+        corpus = ingest_corpus(inputs, out, config, judge=judge)  # corpus.jsonl, corpus.md
         ingested = {Path(record.path): record for record in corpus.records}
         install_renderers(shared_converter())
         if client is not None and config.models.batch:
