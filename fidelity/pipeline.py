@@ -19,11 +19,12 @@ from fidelity.config import Config
 from fidelity.hashing import file_sha256
 from fidelity.llm import ModelClient
 from fidelity.llm.batch import prefetch
-from fidelity.model import Candidate, Decision, Document
+from fidelity.model import KEPT_STATUSES, Candidate, Decision, Document
 from fidelity.outputs import write_outputs
 from fidelity.store import RunStore
 from filters import dedup, grading
 from filters.answerer import ModelAnswerer
+from filters.completion import retry_incomplete
 from filters.grading import Grader
 from filters.groundedness import Answerer, Mapper, Outcome, check_document
 from filters.matching import Matcher
@@ -156,7 +157,9 @@ def dedup_decisions(store: RunStore, scope: str) -> list[Decision]:
     Better-graded candidates come first; earlier de-duplication rejections are ignored.
     """
     live = [
-        c for c, status, by, _ in store.candidates() if status != "rejected" or by == dedup.CHECK
+        c
+        for c, status, by, _ in store.candidates()
+        if status in KEPT_STATUSES or status == "rejected" and by == dedup.CHECK
     ]
     grades = {c.id: sum(grading.scores(store.decisions(c.id)).values()) for c in live}
     same = dedup.same_file_or_answer if scope == "run" else None
@@ -241,6 +244,8 @@ def build(
         corpus = ingest_corpus(inputs, out, config, judge=judge)  # corpus.jsonl, corpus.md
         ingested = {Path(record.path): record for record in corpus.records}
         install_renderers(shared_converter())
+        if client is not None and config.models.retry_failed:
+            retry_incomplete(store, lambda doc, found: filter_candidates(doc, found, stages))
         if client is not None and config.models.batch:
             kept = [path for path in files if ingested[path].kept]
             documents = pending_documents(kept, store, out, config)

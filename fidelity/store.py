@@ -211,6 +211,10 @@ class RunStore:
                 "INSERT OR IGNORE INTO contexts VALUES (?,?)", (decision.context_hash, context_text)
             )
 
+    def forget_decisions(self, candidate_id: str) -> None:
+        """Drop a candidate's decisions (before its checks are run again)."""
+        self.db.execute("DELETE FROM decisions WHERE candidate_id=?", (candidate_id,))
+
     def clear_decisions(self, check_prefix: str) -> None:
         self.db.execute(
             "DELETE FROM decisions WHERE json_extract(body, '$.check') LIKE ?",
