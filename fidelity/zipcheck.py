@@ -104,7 +104,12 @@ def _check_member(handle, info: zipfile.ZipInfo, budget: int) -> int:
         produced += len(output)
         crc = zlib.crc32(output, crc)
         if produced > cap:
-            raise UnsafePackage(_over(name, produced, info.file_size, cap))
+            if produced > info.file_size:  # damaged data, or a header that lies
+                raise UnsafePackage(
+                    f"{name} inflates beyond the {info.file_size} bytes its header declares",
+                    "corrupt",
+                )
+            raise UnsafePackage(f"{name} inflates beyond {cap} bytes, over the limit")
         if produced > RATIO_FLOOR and produced > MAX_RATIO * consumed:
             raise UnsafePackage(f"{name} inflates over {MAX_RATIO}:1 (zip bomb)")
         if inflater is not None and inflater.eof:
@@ -119,8 +124,3 @@ def _check_member(handle, info: zipfile.ZipInfo, budget: int) -> int:
         raise UnsafePackage(f"CRC mismatch in {name}", "corrupt")
     return produced
 
-
-def _over(name: str, produced: int, declared: int, cap: int) -> str:
-    if produced > declared:
-        return f"{name} inflates beyond the {declared} bytes its header declares"
-    return f"{name} inflates beyond {cap} bytes, over the limit"
