@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 
 from tqdm import tqdm
@@ -21,10 +22,10 @@ from fidelity.llm import ModelClient
 from fidelity.llm.batch import prefetch
 from fidelity.model import KEPT_STATUSES, Candidate, Decision, Document
 from fidelity.outputs import write_outputs
+from fidelity.retry import remember_failed_drafts, retry_generation, retry_incomplete
 from fidelity.store import RunStore
 from filters import dedup, grading
 from filters.answerer import ModelAnswerer
-from filters.completion import retry_incomplete
 from filters.grading import Grader
 from filters.groundedness import Answerer, Mapper, Outcome, check_document
 from filters.matching import Matcher
@@ -245,7 +246,9 @@ def build(
         ingested = {Path(record.path): record for record in corpus.records}
         install_renderers(shared_converter())
         if client is not None and config.models.retry_failed:
-            retry_incomplete(store, lambda doc, found: filter_candidates(doc, found, stages))
+            refilter = partial(filter_candidates, stages=stages)
+            retry_incomplete(store, refilter)
+            retry_generation(store, stages.generate, refilter, store_outcomes)
         if client is not None and config.models.batch:
             kept = [path for path in files if ingested[path].kept]
             documents = pending_documents(kept, store, out, config)
@@ -255,6 +258,7 @@ def build(
         run_dedup(store, config)
         summary = write_outputs(store, out, config.coverage)
         if client is not None:
+            remember_failed_drafts(store, client.accounting, config.models.retry_failed)
             print(client.finish(out), file=sys.stderr)
         return summary
     finally:

@@ -144,6 +144,10 @@ class RunStore:
         )
         return cursor.rowcount == 1
 
+    def has_candidate(self, candidate_id: str) -> bool:
+        row = self.db.execute("SELECT 1 FROM candidates WHERE id=?", (candidate_id,)).fetchone()
+        return row is not None
+
     def next_seq(self, file_sha: str) -> int:
         """The position after a file's last stored candidate (candidates added later go there)."""
         (seq,) = self.db.execute(

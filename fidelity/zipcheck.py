@@ -123,4 +123,3 @@ def _check_member(handle, info: zipfile.ZipInfo, budget: int) -> int:
     if crc != info.CRC:
         raise UnsafePackage(f"CRC mismatch in {name}", "corrupt")
     return produced
-

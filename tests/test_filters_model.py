@@ -21,10 +21,10 @@ from fidelity.pipeline import (
     filter_candidates,
     store_outcomes,
 )
+from fidelity.retry import retry_incomplete
 from fidelity.store import RunStore
 from filters import dedup, funnel
 from filters.answerer import TRUNCATED
-from filters.completion import retry_incomplete
 from filters.matching import Matcher, canonical, deterministic
 from filters.replay import replay_file
 from generators.draft import candidate
