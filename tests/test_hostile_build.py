@@ -138,6 +138,7 @@ def test_the_build_completes_with_bounded_memory(runs: dict) -> None:
     for name in ("alone", "together"):
         code, peak, errors = runs[name]
         assert code == 0, errors[-3000:]
+        print(f"{name}: peak RSS {peak:.0f} MB")
         assert peak < MAX_RSS_MB, f"{name}: peak RSS {peak:.0f} MB"
     assert len(runs["mutants"]) >= 100
 
