@@ -16,7 +16,7 @@ import zlib
 from pathlib import Path
 
 MAX_ENTRIES = 10_000
-MAX_PART_BYTES = 256 * 1024 * 1024
+MAX_PART_BYTES = 256 * 1024 * 1024  # a part read whole into memory (worksheets are streamed)
 MAX_PACKAGE_BYTES = 1024 * 1024 * 1024
 MAX_RATIO = 200  # inflated / compressed, enforced once a member passes RATIO_FLOOR bytes
 RATIO_FLOOR = 8 * 1024 * 1024
@@ -48,11 +48,6 @@ def check_entries(archive: zipfile.ZipFile) -> None:
     for info in entries:
         if unsafe_name(info.filename):
             raise UnsafePackage(f"entry name {info.filename!r} points outside the package")
-        if info.file_size > MAX_PART_BYTES:
-            raise UnsafePackage(
-                f"{info.filename} declares {info.file_size} bytes, over the part limit "
-                f"of {MAX_PART_BYTES}"
-            )
         if info.file_size > RATIO_FLOOR and info.file_size > MAX_RATIO * max(1, info.compress_size):
             raise UnsafePackage(
                 f"{info.filename} declares a compression ratio over {MAX_RATIO}:1 (zip bomb)"
@@ -86,7 +81,7 @@ def _check_member(handle, info: zipfile.ZipInfo, budget: int) -> int:
     if local_name != info.orig_filename.encode("utf-8" if info.flag_bits & 0x800 else "cp437"):
         raise UnsafePackage(f"{name}: file name in directory and header differ", "corrupt")
     handle.seek(fields[11], 1)
-    cap = min(MAX_PART_BYTES, budget, info.file_size)
+    cap = min(budget, info.file_size)
     inflater = zlib.decompressobj(-15) if info.compress_type == zipfile.ZIP_DEFLATED else None
     left, produced, consumed, crc = info.compress_size, 0, 0, 0
     while left > 0 or (inflater is not None and inflater.unconsumed_tail):
