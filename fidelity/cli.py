@@ -35,10 +35,13 @@ def cmd_extract(args: argparse.Namespace, config: Config) -> int:
 def cmd_build(args: argparse.Namespace, config: Config) -> int:
     if args.model:
         config.models.model = args.model
+    if args.no_retry_failed:
+        config.models.retry_failed = False
     summary = build(args.inputs, Path(args.out), config)
     print(
         f"{summary['accepted']} questions kept ({summary['unverified']} unverified), "
-        f"{summary['rejected']} rejected, {summary['skipped']} files skipped -> {args.out}"
+        f"{summary['rejected']} rejected, {summary['incomplete']} incomplete, "
+        f"{summary['skipped']} files skipped -> {args.out}"
     )
     print(f"funnel: {summary['funnel']}")
     return 0
@@ -89,6 +92,11 @@ def parser() -> argparse.ArgumentParser:
     build_cmd.add_argument("-o", "--out", required=True)
     build_cmd.add_argument(
         "--model", help="model mode with this model (default: [models] model, else offline)"
+    )
+    build_cmd.add_argument(
+        "--no-retry-failed",
+        action="store_true",
+        help="keep earlier failed or budget-skipped model checks (candidates stay incomplete)",
     )
     build_cmd.set_defaults(run=cmd_build)
 

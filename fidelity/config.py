@@ -58,6 +58,7 @@ class ModelsConfig:
     batch_discount: float = 0.5
     generators: list[str] = field(default_factory=lambda: ["text", "visual", "table", "facts"])
     with_rules: bool = True
+    retry_failed: bool = True  # a rerun runs again the checks an earlier build could not run
     generation: GenerationBudget = field(default_factory=GenerationBudget)
 
     @property

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fidelity.config import SIZE_BUCKETS, CoverageConfig
-from fidelity.model import TAXONOMY
+from fidelity.model import KEPT_STATUSES, TAXONOMY
 from fidelity.store import RunStore
 
 OVERRIDES_KEY = "coverage_overrides"
@@ -98,7 +98,7 @@ def compute(store: RunStore, config: CoverageConfig) -> dict[tuple[str, str], Ce
         part = whole.bucket(buckets.get(candidate.file_sha, NO_BUCKET))
         for tally in (whole, part):
             tally.candidates += 1
-            tally.kept += status != "rejected"
+            tally.kept += status in KEPT_STATUSES
             tally.unverified += status == "unverified"
     for (app, category), entry in cells.items():
         entry.target = targets.target(app, category)

@@ -16,6 +16,9 @@ App = Literal["word", "excel", "powerpoint"]
 Modality = Literal["text", "table", "visual", "element"]
 
 Verdict = Literal["pass", "fail", "unverified", "skipped"]
+# Candidate statuses that put a question in the output; `incomplete` (a model check did
+# not run) and `rejected` do not.
+KEPT_STATUSES = ("kept", "unverified")
 
 TAXONOMY: dict[str, tuple[str, ...]] = {
     "word": (

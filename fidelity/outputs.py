@@ -1,4 +1,5 @@
-"""Write the run's files from the store: questions, rejected, skipped, coverage, funnel, report."""
+"""Write the run's files from the store: questions, rejected, incomplete, skipped, coverage,
+funnel, report."""
 
 from __future__ import annotations
 
@@ -60,7 +61,7 @@ def write_outputs(
     store: RunStore, out: Path, targets: CoverageConfig | None = None
 ) -> dict[str, Any]:
     mode = store.meta("mode", "offline")
-    accepted, rejected = [], []
+    accepted, rejected, incomplete = [], [], []
     where = locators(store)
     for candidate, status, rejected_by, reason in store.candidates():
         locator = where.get((candidate.file_sha, candidate.artifact_id), "")
@@ -68,6 +69,9 @@ def write_outputs(
         if status == "rejected":
             row.update(rejected_by=rejected_by, reason=reason)
             rejected.append(row)
+        elif status == "incomplete":  # a model check did not run: not kept until a rerun
+            row.update(reason=reason)
+            incomplete.append(row)
         else:
             accepted.append(row)
     skipped = [
@@ -81,6 +85,7 @@ def write_outputs(
     ]
     _write_jsonl(out / "questions.jsonl", accepted)
     _write_jsonl(out / "rejected.jsonl", rejected)
+    _write_jsonl(out / "incomplete.jsonl", incomplete)
     _write_jsonl(out / "skipped.jsonl", skipped)
     (out / "coverage.md").write_text(coverage.markdown(store, targets or CoverageConfig()))
     counts = funnel.compute(store)
@@ -90,6 +95,7 @@ def write_outputs(
         "accepted": len(accepted),
         "unverified": sum(1 for row in accepted if row["status"] == "unverified"),
         "rejected": len(rejected),
+        "incomplete": len(incomplete),
         "skipped": len(skipped),
         "funnel": funnel.headline(counts),
     }

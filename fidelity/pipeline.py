@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 
 from tqdm import tqdm
@@ -19,8 +20,9 @@ from fidelity.config import Config
 from fidelity.hashing import file_sha256
 from fidelity.llm import ModelClient
 from fidelity.llm.batch import prefetch
-from fidelity.model import Candidate, Decision, Document
+from fidelity.model import KEPT_STATUSES, Candidate, Decision, Document
 from fidelity.outputs import write_outputs
+from fidelity.retry import remember_failed_drafts, retry_generation, retry_incomplete
 from fidelity.store import RunStore
 from filters import dedup, grading
 from filters.answerer import ModelAnswerer
@@ -156,7 +158,9 @@ def dedup_decisions(store: RunStore, scope: str) -> list[Decision]:
     Better-graded candidates come first; earlier de-duplication rejections are ignored.
     """
     live = [
-        c for c, status, by, _ in store.candidates() if status != "rejected" or by == dedup.CHECK
+        c
+        for c, status, by, _ in store.candidates()
+        if status in KEPT_STATUSES or status == "rejected" and by == dedup.CHECK
     ]
     grades = {c.id: sum(grading.scores(store.decisions(c.id)).values()) for c in live}
     same = dedup.same_file_or_answer if scope == "run" else None
@@ -235,11 +239,16 @@ def build(
         if stages is None:
             stages, client = default_stages(config, store, out)
         store.set_meta("mode", stages.mode)
+        inputs = list(inputs)
         files = discover(inputs)
         judge = ModelJudge(chat_through(client), name="model") if client is not None else None
-        corpus = ingest_corpus(files, out, config, judge=judge)  # corpus.jsonl, corpus.md
+        corpus = ingest_corpus(inputs, out, config, judge=judge)  # corpus.jsonl, corpus.md
         ingested = {Path(record.path): record for record in corpus.records}
         install_renderers(shared_converter())
+        if client is not None and config.models.retry_failed:
+            refilter = partial(filter_candidates, stages=stages)
+            retry_incomplete(store, refilter)
+            retry_generation(store, stages.generate, refilter, store_outcomes)
         if client is not None and config.models.batch:
             kept = [path for path in files if ingested[path].kept]
             documents = pending_documents(kept, store, out, config)
@@ -249,6 +258,7 @@ def build(
         run_dedup(store, config)
         summary = write_outputs(store, out, config.coverage)
         if client is not None:
+            remember_failed_drafts(store, client.accounting, config.models.retry_failed)
             print(client.finish(out), file=sys.stderr)
         return summary
     finally:

@@ -144,6 +144,10 @@ class RunStore:
         )
         return cursor.rowcount == 1
 
+    def has_candidate(self, candidate_id: str) -> bool:
+        row = self.db.execute("SELECT 1 FROM candidates WHERE id=?", (candidate_id,)).fetchone()
+        return row is not None
+
     def next_seq(self, file_sha: str) -> int:
         """The position after a file's last stored candidate (candidates added later go there)."""
         (seq,) = self.db.execute(
@@ -210,6 +214,10 @@ class RunStore:
             self.db.execute(
                 "INSERT OR IGNORE INTO contexts VALUES (?,?)", (decision.context_hash, context_text)
             )
+
+    def forget_decisions(self, candidate_id: str) -> None:
+        """Drop a candidate's decisions (before its checks are run again)."""
+        self.db.execute("DELETE FROM decisions WHERE candidate_id=?", (candidate_id,))
 
     def clear_decisions(self, check_prefix: str) -> None:
         self.db.execute(

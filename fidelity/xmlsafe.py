@@ -1,18 +1,24 @@
 """Safe XML and zip access for untrusted Office packages.
 
-Parsing never expands entities, never reaches the network and refuses DTDs;
-zip members are size-capped so a hostile package cannot exhaust memory.
+Parsing never expands entities, never reaches the network and refuses DTDs; every
+parse error (libxml2's own guards included) becomes an `UnsafePackage` with a
+reason code. Zip entries are checked against the limits of fidelity/zipcheck.py
+when a package is opened, and members are read in bounded chunks.
 """
 
 from __future__ import annotations
 
 import zipfile
+import zlib
 from pathlib import Path
 
 from lxml import etree
 
-MAX_PART_BYTES = 256 * 1024 * 1024
-MAX_PACKAGE_BYTES = 1024 * 1024 * 1024
+from fidelity.zipcheck import CHUNK, MAX_PART_BYTES, UnsafePackage, check_entries
+
+__all__ = ["MAX_PART_BYTES", "Package", "UnsafePackage", "parse_xml"]
+# What reading a damaged member raises (zipfile, zlib, a truncated file, an odd method).
+ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, OSError)
 
 _PARSER = etree.XMLParser(
     resolve_entities=False,
@@ -24,25 +30,35 @@ _PARSER = etree.XMLParser(
 )
 
 
-class UnsafePackage(ValueError):
-    """A package that is too large when unpacked, or whose XML declares a DTD."""
-
-
-def parse_xml(data: bytes) -> etree._Element:
-    """Parse untrusted XML bytes; a DOCTYPE (entity tricks) is refused outright."""
-    if b"<!DOCTYPE" in data[:4096] or b"<!ENTITY" in data[:65536]:
-        raise UnsafePackage("XML part declares a DTD or entities")
-    return etree.fromstring(data, parser=_PARSER)
+def parse_xml(data: bytes, name: str = "XML part") -> etree._Element:
+    """Parse untrusted XML bytes; a DOCTYPE (entity tricks) is refused wherever it sits."""
+    if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
+        raise UnsafePackage(f"{name} declares a DTD or entities")
+    try:
+        root = etree.fromstring(data, parser=_PARSER)
+    except etree.XMLSyntaxError as error:
+        code = "unsafe" if "amplification" in str(error) else "corrupt"
+        raise UnsafePackage(f"{name}: malformed XML ({error})", code) from None
+    except ValueError as error:  # e.g. an encoding lxml cannot decode
+        raise UnsafePackage(f"{name}: unreadable XML ({error})", "corrupt") from None
+    if root.getroottree().docinfo.doctype:  # a DTD in an encoding the byte test missed
+        raise UnsafePackage(f"{name} declares a DTD or entities")
+    return root
 
 
 class Package:
     """Read-only view over the parts of an OOXML zip package."""
 
     def __init__(self, path: Path) -> None:
-        self.zip = zipfile.ZipFile(path)
-        total = sum(info.file_size for info in self.zip.infolist())
-        if total > MAX_PACKAGE_BYTES:
-            raise UnsafePackage(f"package unpacks to {total} bytes, over the limit")
+        try:
+            self.zip = zipfile.ZipFile(path)
+        except (zipfile.BadZipFile, OSError, ValueError) as error:
+            raise UnsafePackage(f"corrupt zip package: {error}", "corrupt") from None
+        try:
+            check_entries(self.zip)
+        except UnsafePackage:
+            self.zip.close()
+            raise
         self.names = set(self.zip.namelist())
 
     def __enter__(self) -> Package:
@@ -55,13 +71,24 @@ class Package:
         return name in self.names
 
     def read(self, name: str) -> bytes:
-        info = self.zip.getinfo(name)
+        """A member's bytes, read in bounded chunks (never more than its declared size)."""
+        try:
+            info = self.zip.getinfo(name)
+        except KeyError:
+            raise UnsafePackage(f"{name} is missing from the package", "corrupt") from None
         if info.file_size > MAX_PART_BYTES:
             raise UnsafePackage(f"{name} is {info.file_size} bytes, over the part limit")
-        return self.zip.read(name)
+        chunks = []
+        try:
+            with self.zip.open(info) as handle:
+                while chunk := handle.read(CHUNK):
+                    chunks.append(chunk)
+        except ZIP_ERRORS as error:
+            raise UnsafePackage(f"{name}: unreadable ({error})", "corrupt") from None
+        return b"".join(chunks)
 
     def xml(self, name: str) -> etree._Element | None:
-        return parse_xml(self.read(name)) if name in self.names else None
+        return parse_xml(self.read(name), name) if name in self.names else None
 
     def rels(self, part: str) -> dict[str, tuple[str, str, str]]:
         """Relationship id -> (type, target, target mode) for a part."""

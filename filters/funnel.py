@@ -30,6 +30,7 @@ class Row:
     candidates: int = 0
     rejected: Counter[str] = field(default_factory=Counter)
     unverified: int = 0
+    incomplete: int = 0
 
     def survivors(self) -> list[int]:
         left, out = self.candidates, []
@@ -40,7 +41,7 @@ class Row:
 
     @property
     def kept(self) -> int:
-        return self.candidates - sum(self.rejected.values())
+        return self.candidates - sum(self.rejected.values()) - self.incomplete
 
 
 @dataclass
@@ -66,6 +67,7 @@ def compute(store: RunStore) -> Funnel:
             if status == "rejected":
                 row.rejected[stage_of(rejected_by)] += 1
             row.unverified += status == "unverified"
+            row.incomplete += status == "incomplete"
         for decision in store.decisions(candidate.id):
             if not decision.check.startswith("ablation:"):
                 continue
@@ -82,27 +84,31 @@ def headline(funnel: Funnel) -> str:
     """One line for the end of the run: candidates -> survivors of each stage -> kept."""
     steps = [f"{funnel.total.candidates} candidates"]
     steps += [f"{n} {stage}" for stage, n in zip(STAGES, funnel.total.survivors(), strict=True)]
-    return " → ".join(steps) + f" → {funnel.total.kept} kept ({funnel.total.unverified} unverified)"
+    kept = f" → {funnel.total.kept} kept ({funnel.total.unverified} unverified)"
+    if funnel.total.incomplete:
+        kept += f", {funnel.total.incomplete} incomplete (a model check did not run)"
+    return " → ".join(steps) + kept
 
 
 def _line(label: str, row: Row) -> str:
     counts = " | ".join(str(n) for n in [row.candidates, *row.survivors(), row.kept])
-    return f"| {label} | {counts} | {row.unverified} |"
+    return f"| {label} | {counts} | {row.unverified} | {row.incomplete} |"
 
 
 def markdown(funnel: Funnel, mode: str) -> str:
     header = [
         "| | candidates | after no-context | after ablation | after "
-        f"{grading.CHECK} | after {dedup.CHECK} | kept | unverified |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        f"{grading.CHECK} | after {dedup.CHECK} | kept | unverified | incomplete |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     offline = " The no-context check and grading need a model: offline they drop nothing."
     lines = [
         "# Filter funnel",
         "",
         f"Mode: {mode}. Each column counts the candidates still in after that check "
-        "(a candidate stops at the first check that rejects it). Kept includes unverified."
-        + (offline if mode != "model" else ""),
+        "(a candidate stops at the first check that rejects it). Kept includes unverified; "
+        "incomplete candidates (a model check did not run) are not kept until a rerun runs "
+        "their checks." + (offline if mode != "model" else ""),
         "",
         f"Run: {headline(funnel)}",
         "",

@@ -86,12 +86,15 @@ class Grader:
     def grade_outcomes(
         self, document: Document, outcomes: list[Outcome], mapper: Mapper | None = None
     ) -> None:
-        """Append a `grade` decision to every outcome not yet rejected (and apply it)."""
+        """Append a `grade` decision to every outcome not yet rejected (and apply it);
+        an outcome the grader could not grade is incomplete."""
         live = [outcome for outcome in outcomes if outcome.status != "rejected"]
         run = mapper or (lambda fn, items: [fn(item) for item in items])
         graded = run(lambda outcome: self.grade(document, outcome.candidate), live)
         for outcome, (decision, context) in zip(live, graded, strict=True):
             outcome.decisions.append((decision, context))
+            if decision.verdict == "skipped":
+                outcome.miss(CHECK, decision.reason)
             if decision.verdict == "fail":
                 outcome.status = "rejected"
                 outcome.rejected_by = CHECK

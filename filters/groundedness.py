@@ -36,11 +36,22 @@ class Answerer(Protocol):
 
 @dataclass
 class Outcome:
+    """A candidate's checks and status: kept, unverified, incomplete (a model check did not
+    run: no reply, a failed call, the budget) or rejected (which stands over incomplete)."""
+
     candidate: Candidate
     status: str = "kept"
     rejected_by: str = ""
     reason: str = ""
     decisions: list[tuple[Decision, str]] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+    def miss(self, check: str, why: str) -> None:
+        """A model check that did not run: the candidate is incomplete until a rerun runs it."""
+        self.missing.append(f"{check} ({why})")
+        if self.status != "rejected":
+            self.status = "incomplete"
+            self.reason = "model checks did not run: " + "; ".join(self.missing)
 
 
 class ViewCache:
@@ -94,6 +105,8 @@ def _check(
         )
     else:
         decision = answerer.check(candidate, empty, "no-context")
+        if decision.verdict == "skipped":
+            outcome.miss(decision.check, decision.reason)
     if not _record(outcome, decision, empty.text):
         return outcome
     artifact = document.artifact(candidate.artifact_id)
@@ -118,6 +131,7 @@ def _check(
             if asked.verdict != "skipped":
                 decision, context = asked, shown.text
             else:  # no usable model answer: the lexical verdict stands, with the reason
+                outcome.miss(check, asked.reason)
                 reason = f"{decision.reason}; {asked.reason}"
                 decision = decision.model_copy(
                     update={"reason": reason, "model_call": asked.model_call}
@@ -135,7 +149,7 @@ def _record(outcome: Outcome, decision: Decision, context: str) -> bool:
         outcome.rejected_by = decision.check
         outcome.reason = f"answerable from view {decision.view}: {decision.reason}"
         return False
-    if decision.verdict == "unverified" and outcome.status == "kept":
+    if decision.verdict == "unverified" and outcome.status == "kept":  # incomplete stays
         outcome.status = "unverified"
         outcome.reason = decision.reason
     return True

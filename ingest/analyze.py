@@ -8,8 +8,8 @@ ranking) are made later from these records.
 
 from __future__ import annotations
 
+import hashlib
 import json
-import zipfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -70,6 +70,19 @@ class FileRecord:
     @property
     def kept(self) -> bool:
         return self.decision == "keep"
+
+
+def refused_record(path: Path, reason: str) -> FileRecord:
+    """The record of an input file that is not read at all (a link leading out of the input)."""
+    return FileRecord(
+        path=str(path),
+        sha256=hashlib.sha256(f"refused:{path}".encode()).hexdigest(),
+        bytes=0,
+        extension=path.suffix.lower().lstrip("."),
+        container="link",
+        problem=reason,
+        problem_code="outside_input",
+    )
 
 
 def _cache_key(settings: IngestSettings, converter: Converter | None) -> str:
@@ -144,7 +157,10 @@ def _analyze(
     assert record.app is not None
     try:
         probe = _probe(ooxml, record.app)
-    except (zipfile.BadZipFile, UnsafePackage, ValueError, KeyError, OSError) as error:
+    except UnsafePackage as error:
+        record.problem, record.problem_code = f"unreadable package: {error}", error.code
+        return record
+    except Exception as error:  # a hostile or broken file must not stop the run
         record.problem = f"unreadable package: {type(error).__name__}: {error}"
         record.problem_code = "corrupt"
         return record

@@ -21,9 +21,9 @@ from tqdm import tqdm
 
 from fidelity.config import Config
 from fidelity.hashing import file_sha256
-from ingest.analyze import FileRecord, analyze
+from ingest.analyze import FileRecord, analyze, refused_record
 from ingest.curate import curate
-from ingest.discover import discover
+from ingest.discover import discover, refused
 from ingest.rank import HeuristicJudge, Judge, Ranking, assign_domains, rank_word
 from ingest.report import corpus_markdown
 from ingest.settings import IngestSettings
@@ -141,8 +141,10 @@ def ingest_corpus(
     out.mkdir(parents=True, exist_ok=True)
     if converter is None and use_libreoffice:
         converter = shared_converter(settings.servers, settings.conversion_timeout)
+    inputs = list(inputs)
     files = discover(inputs)
     records = _analyze_all(files, out, settings, converter, progress)
+    records += [refused_record(path, reason) for path, reason in refused(inputs).items()]
     curate(records, settings)
     assign_domains(records, settings, labeler)
     ranking = rank_word(records, settings, judge or HeuristicJudge())

@@ -4,19 +4,22 @@ OOXML by the main part's content type (strict OOXML by its namespaces), OLE2
 compound files by their streams (encrypted OOXML packages, encrypted .doc, .xls
 and .ppt included), ODF by its `mimetype` member, RTF by its signature. A file
 that cannot be read gets a `problem` (the recorded reason) and a `code`
-(corrupt, encrypted, not_office, unsupported, unreadable, empty).
+(corrupt, encrypted, not_office, unsupported, unreadable, empty, unsafe: over the
+zip limits of fidelity/zipcheck.py, a DTD, an entry name leaving the package). A zip
+is checked against those limits, every member inflated in bounded chunks, first.
 """
 
 from __future__ import annotations
 
+import mmap
 import struct
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import olefile
 
-from fidelity.xmlsafe import UnsafePackage, parse_xml
+from fidelity.xmlsafe import Package, UnsafePackage
+from fidelity.zipcheck import check_members
 
 _WML = "application/vnd.openxmlformats-officedocument.wordprocessingml"
 _SML = "application/vnd.openxmlformats-officedocument.spreadsheetml"
@@ -110,14 +113,10 @@ def sniff(path: Path) -> Sniffed:
         return _bad("unknown", "unreadable", f"unreadable: {error.strerror or error}")
     if not head:
         return _bad("empty", "empty", "empty file (0 bytes)")
-    if head.startswith(b"PK"):
-        result = _sniff_zip(path)
-    elif head == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
-        result = _sniff_ole(path)
-    elif head.startswith(b"{\\rtf"):
-        result = Sniffed("rtf", app="word", format="rtf")
-    else:
-        result = _bad("unknown", "not_office", "not an Office file (no zip, OLE2 or RTF signature)")
+    try:
+        result = _sniff_container(path, head)
+    except Exception as error:  # a hostile file must not stop the run: any failure is a reason
+        result = _bad("unknown", "corrupt", f"unreadable: {type(error).__name__}: {error}")
     extension = path.suffix.lower().lstrip(".")
     if result.format and extension not in EXTENSIONS.get(result.format, {result.format}):
         result.notes.append(f"extension .{extension} but content is {result.format}")
@@ -126,22 +125,35 @@ def sniff(path: Path) -> Sniffed:
     return result
 
 
+def _sniff_container(path: Path, head: bytes) -> Sniffed:
+    if head.startswith(b"PK"):
+        return _sniff_zip(path)
+    if head == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
+        return _sniff_ole(path)
+    if head.startswith(b"{\\rtf"):
+        return Sniffed("rtf", app="word", format="rtf")
+    return _bad("unknown", "not_office", "not an Office file (no zip, OLE2 or RTF signature)")
+
+
 def _sniff_zip(path: Path) -> Sniffed:
     try:
-        archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError, ValueError) as error:
-        return _bad("zip", "corrupt", _diagnose_broken_zip(path, error))
-    with archive:
-        names = set(archive.namelist())
-        bad_member = _first_crc_error(archive)
-        if "[Content_Types].xml" in names:
-            result = _sniff_ooxml(archive)
-        elif "mimetype" in names:
-            mimetype = archive.read("mimetype").decode("ascii", "replace").strip()
-            app, fmt = ODF_TYPES.get(mimetype, (None, None))
-            result = Sniffed("odf", app=app, format=fmt)
-            if app is None:
-                result.problem, result.code = f"unsupported ODF type {mimetype!r}", "unsupported"
+        package = Package(path)
+    except UnsafePackage as error:
+        if error.code == "corrupt":
+            return _bad("zip", "corrupt", _diagnose_broken_zip(path, error))
+        return _bad("zip", error.code, str(error))
+    with package:
+        try:
+            check_members(path, package.zip)
+            bad_member = None
+        except UnsafePackage as error:
+            if error.code != "corrupt":
+                return _bad("zip", error.code, str(error))
+            bad_member = str(error)
+        if package.has("[Content_Types].xml"):
+            result = _sniff_ooxml(package)
+        elif package.has("mimetype"):
+            result = _sniff_odf(package)
         else:
             return _bad("zip", "not_office", "zip archive that is not an Office package")
     if bad_member and result.problem is None:
@@ -151,39 +163,45 @@ def _sniff_zip(path: Path) -> Sniffed:
 
 def _diagnose_broken_zip(path: Path, error: Exception) -> str:
     """Say how a zip that zipfile refuses is broken: where its directory went."""
-    data = path.read_bytes()
-    if b"PK\x05\x06" not in data[-(1 << 16) - 22 :]:
-        if b"PK\x01\x02" in data:
-            return "truncated zip package: no end-of-central-directory record"
-        if b"PK\x03\x04" in data:
-            return (
-                "truncated zip package: no central directory (only local file headers are present)"
-            )
-    return f"corrupt zip package: {error}"
+    with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        if data.find(b"PK\x05\x06", max(0, len(data) - (1 << 16) - 22)) < 0:
+            if data.find(b"PK\x01\x02") >= 0:
+                return "truncated zip package: no end-of-central-directory record"
+            if data.find(b"PK\x03\x04") >= 0:
+                return (
+                    "truncated zip package: no central directory (only local file headers are "
+                    "present)"
+                )
+    return str(error)
 
 
-def _first_crc_error(archive: zipfile.ZipFile) -> str | None:
+def _sniff_odf(package: Package) -> Sniffed:
     try:
-        bad = archive.testzip()
-    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, ValueError) as error:
-        return f"unreadable member ({error})"
-    return f"CRC mismatch in {bad}" if bad else None
+        mimetype = package.read("mimetype")[:200].decode("ascii", "replace").strip()
+    except UnsafePackage as error:
+        return _bad("odf", error.code, f"unreadable mimetype: {error}")
+    app, fmt = ODF_TYPES.get(mimetype, (None, None))
+    if app is None:
+        return Sniffed("odf", problem=f"unsupported ODF type {mimetype!r}", code="unsupported")
+    return Sniffed("odf", app=app, format=fmt)
 
 
-def _sniff_ooxml(archive: zipfile.ZipFile) -> Sniffed:
+def _sniff_ooxml(package: Package) -> Sniffed:
     try:
-        types = parse_xml(archive.read("[Content_Types].xml"))
-    except (UnsafePackage, ValueError, zipfile.BadZipFile, OSError) as error:
-        return _bad("ooxml", "corrupt", f"unreadable [Content_Types].xml: {error}")
+        types = package.xml("[Content_Types].xml")
+    except UnsafePackage as error:
+        return _bad("ooxml", error.code, f"unreadable [Content_Types].xml: {error}")
     for override in types:
         content_type = override.get("ContentType", "")
         if content_type in OOXML_MAIN_TYPES:
             app, fmt = OOXML_MAIN_TYPES[content_type]
             part = override.get("PartName", "").lstrip("/")
             strict = False
-            if part in archive.namelist():
-                with archive.open(part) as handle:
-                    strict = STRICT_NS in handle.read(4096)
+            if package.has(part):
+                try:
+                    strict = STRICT_NS in package.read(part)[:4096]
+                except UnsafePackage as error:
+                    return _bad("ooxml", error.code, f"unreadable main part: {error}")
             return Sniffed("ooxml", app=app, format=fmt, strict=strict)
     return _bad("ooxml", "unsupported", "OOXML package with no Word, Excel or PowerPoint main part")
 

@@ -39,17 +39,35 @@ PDF_OPTIONS: dict[str, tuple[str, ...]] = {
     "powerpoint": ("ExportHiddenSlides=true",),
 }
 
-# Runs unoserver's own entry point, plus a watcher that stops the server (and so
-# LibreOffice, through unoserver's signal handler) when its parent process is gone.
+# Runs unoserver's own entry point so that no LibreOffice outlives the build, even when
+# the build is killed with SIGKILL: the kernel sends SIGUSR1 when the build dies (a
+# parent-death signal), a watcher thread checks the parent as a fallback, and either
+# kills the server's whole process group (unoserver, oosplash, soffice.bin) at once.
+# Every process unoserver starts also gets a parent-death SIGKILL of its own.
 LAUNCHER = """
-import os, signal, sys, threading, time
-from unoserver.server import main
-parent = os.getppid()
+import ctypes, os, signal, subprocess, sys, threading, time
+PR_SET_PDEATHSIG = 1
+libc = ctypes.CDLL(None, use_errno=True)
+build = int(sys.argv.pop(1))
+def end_group(*_):
+    if os.getppid() != build:
+        os.killpg(0, signal.SIGKILL)
+signal.signal(signal.SIGUSR1, end_group)
+libc.prctl(PR_SET_PDEATHSIG, signal.SIGUSR1)
+end_group()
+def die_with_parent():
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+popen_init = subprocess.Popen.__init__
+def popen(self, *args, **kwargs):
+    kwargs.setdefault("preexec_fn", die_with_parent)
+    popen_init(self, *args, **kwargs)
+subprocess.Popen.__init__ = popen
 def watch():
-    while os.getppid() == parent:
-        time.sleep(1)
-    os.kill(os.getpid(), signal.SIGTERM)
+    while True:
+        end_group()
+        time.sleep(0.5)
 threading.Thread(target=watch, daemon=True).start()
+from unoserver.server import main
 sys.argv[0] = "unoserver"
 sys.exit(main())
 """
@@ -104,7 +122,7 @@ class UnoServer:
         self.profile = Path(tempfile.mkdtemp(prefix="profile-", dir=self.root))
         self.log = self.profile.with_suffix(".log")
         self.port, uno_port = _free_port(), _free_port()
-        command = [str(self.python), "-c", LAUNCHER, "--interface", "127.0.0.1"]
+        command = [str(self.python), "-c", LAUNCHER, str(os.getpid()), "--interface", "127.0.0.1"]
         command += ["--port", str(self.port), "--uno-port", str(uno_port)]
         command += ["--user-installation", str(self.profile)]
         command += ["--conversion-timeout", str(max(1, round(self.conversion_timeout)))]
@@ -127,7 +145,7 @@ class UnoServer:
                 return
             except (_Crashed, xmlrpc.client.Fault):
                 time.sleep(0.25)
-        self.stop()
+        self.stop(grace=0)
         raise ConversionError(f"unoserver did not answer within {timeout:.0f}s")
 
     def call(self, method: str, *args: object, timeout: float) -> object:
@@ -222,11 +240,15 @@ class Converter:
         retries: int = 1,
         start_timeout: float = 90.0,
         root: Path | None = None,
+        start_attempts: int = 3,
+        python: Path | None = None,
     ) -> None:
         self.size = max(1, servers)
         self.timeout = timeout
         self.retries = retries
         self.start_timeout = start_timeout
+        self.start_attempts = max(1, start_attempts)
+        self.python = python  # the interpreter that runs unoserver (default: server_python())
         self.root = root or cache_dir() / "unoserver-profiles"
         self.restarts = 0
         self.conversions = 0
@@ -244,7 +266,7 @@ class Converter:
             if len(self._servers) >= self.size:
                 return
             try:
-                python = server_python()
+                python = self.python or server_python()
             except LibreOfficeUnavailable as error:
                 self._unavailable = str(error)
                 raise
@@ -252,8 +274,6 @@ class Converter:
                 UnoServer(python, self.root, self.timeout)
                 for _ in range(self.size - len(self._servers))
             ]
-            for server in fresh:
-                server.start()
             with ThreadPoolExecutor(len(fresh)) as pool:
                 errors = [
                     error for error in pool.map(self._ready_or_error, fresh) if error is not None
@@ -269,11 +289,26 @@ class Converter:
 
     def _ready_or_error(self, server: UnoServer) -> str | None:
         try:
-            server.wait_ready(self.start_timeout)
+            self._start_server(server)
         except ConversionError as error:
-            server.stop()
             return str(error)
         return None
+
+    def _start_server(self, server: UnoServer) -> None:
+        """Start a server until it answers: one that stalls or dies while starting is killed
+        and started again with a fresh profile, at most `start_attempts` times."""
+        problems = []
+        for attempt in range(self.start_attempts):
+            if attempt:
+                self.restarts += 1
+            server.start()
+            try:
+                server.wait_ready(self.start_timeout)
+                return
+            except ConversionError as error:
+                server.stop(grace=0)
+                problems.append(str(error))
+        raise ConversionError(f"{self.start_attempts} starts failed, last: {problems[-1]}")
 
     def resize(self, servers: int) -> None:
         """Grow the pool (servers start on next use); never shrinks a running pool."""
@@ -374,11 +409,9 @@ class Converter:
     def _restart(self, server: UnoServer) -> None:
         server.stop(grace=0)
         self.restarts += 1
-        server.start()
         try:
-            server.wait_ready(self.start_timeout)
+            self._start_server(server)
         except ConversionError as error:
-            server.stop()
             raise ConversionError(f"could not restart unoserver: {error}") from None
 
 

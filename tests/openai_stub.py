@@ -4,7 +4,10 @@ Speaks `POST .../chat/completions` (OpenAI and Azure paths), `POST /v1/files`,
 `GET /v1/files/{id}/content`, `POST /v1/batches` and `GET /v1/batches/{id}`.
 Replies come first from `script` (a queue of reply specs), then from `responder`
 (a function of the request body). A spec is a dict: `status`, `json` (body),
-`headers`, `delay` (seconds to wait before answering).
+`headers`, `delay` (seconds to wait before answering), and `fault` for a
+misbehaving endpoint: "truncate" (a complete HTTP reply whose JSON body stops
+halfway), "cut" (the body stops halfway and the connection closes), "reset" (the
+connection is reset before any reply), "garbage" (a 200 whose body is not JSON).
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from __future__ import annotations
 import email.parser
 import email.policy
 import json
+import socket
+import struct
 import threading
 import time
 from collections import deque
@@ -62,6 +67,11 @@ def error(status: int, message: str = "stub error", retry_after: str | None = No
 
 def slow(seconds: float, then: Spec) -> Spec:
     return {**then, "delay": seconds}
+
+
+def faulty(fault: str, then: Spec) -> Spec:
+    """`then`, broken in transit: fault is "truncate", "cut", "reset" or "garbage"."""
+    return {**then, "fault": fault}
 
 
 def schema_name(body: dict[str, Any]) -> str:
@@ -208,6 +218,30 @@ class StubServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
+            def _fault(self, spec: Spec) -> None:
+                """Answer `spec` broken: cut short, reset, or not JSON at all."""
+                data = json.dumps(spec["json"]).encode()
+                self.close_connection = True
+                if spec["fault"] == "reset":
+                    linger = struct.pack("ii", 1, 0)  # close with RST, not FIN
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+                    return
+                if spec["fault"] == "garbage":
+                    self._send(200, b"<html><body>502 Bad Gateway</body></html>")
+                    return
+                if spec["fault"] == "truncate":
+                    self._send(spec["status"], data[: len(data) // 2])
+                    return
+                try:
+                    self.send_response(spec["status"])
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data[: len(data) // 2])
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
             def _record(self, body: bytes) -> dict[str, Any]:
                 entry: dict[str, Any] = {
                     "method": self.command,
@@ -229,7 +263,10 @@ class StubServer:
                     spec = stub.chat_reply(entry["json"])
                     if spec.get("delay"):
                         time.sleep(spec["delay"])
-                    self._send(spec["status"], spec["json"], spec.get("headers"))
+                    if spec.get("fault"):
+                        self._fault(spec)
+                    else:
+                        self._send(spec["status"], spec["json"], spec.get("headers"))
                 elif path == "/v1/files":
                     header = f"Content-Type: {self.headers['Content-Type']}\r\n\r\n".encode()
                     message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(

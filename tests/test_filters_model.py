@@ -21,8 +21,9 @@ from fidelity.pipeline import (
     filter_candidates,
     store_outcomes,
 )
+from fidelity.retry import retry_incomplete
 from fidelity.store import RunStore
-from filters import dedup
+from filters import dedup, funnel
 from filters.answerer import TRUNCATED
 from filters.matching import Matcher, canonical, deterministic
 from filters.replay import replay_file
@@ -491,7 +492,8 @@ def test_a_failed_model_call_keeps_the_lexical_verdict_and_replays(tmp_path, mon
             if decision.check.startswith("ablation:"):
                 assert decision.match == "lexical-leakage"
     header = by_name["header"]  # "v7" is too short for the leakage test: left unverified
-    assert header.status == "unverified"
+    assert header.status == "incomplete"  # ... and its model checks did not run
+    assert "model checks did not run: no-context" in header.reason
     assert "no usable model answer" in header.decisions[1][0].reason
     assert by_name["leaky"].rejected_by == "ablation:without"
     assert by_name["table"].decisions[-1][0].verdict == "skipped"  # the grader failed too
@@ -513,3 +515,36 @@ def test_a_long_view_is_cut_and_the_cut_text_is_what_is_stored(stub, tmp_path):
         assert context.endswith(TRUNCATED) and len(context) <= 120 + len(TRUNCATED)
         assert any(document_of(b) == context for b in answer_requests(stub))
     store.close()
+
+
+def test_budget_skipped_checks_leave_candidates_incomplete_until_a_rerun(stub, tmp_path):
+    """A capped run keeps nothing whose checks did not all run; the rerun finishes them and
+    ends where an uncapped run ends."""
+    document = make_document(tmp_path)
+    candidates = list(make_candidates(document).values())
+    reference = RunStore(tmp_path / "reference.sqlite")
+    stages, _ = default_stages(Config(models=ModelsConfig(model="stub-model")), reference, tmp_path)
+    expected = {o.candidate.id: o.status for o in filter_candidates(document, candidates, stages)}
+    assert "incomplete" not in expected.values()
+
+    store = RunStore(tmp_path / "run.sqlite")
+    capped = Config(models=ModelsConfig(model="stub-model", max_calls=3))
+    stages, _ = default_stages(capped, store, tmp_path)
+    outcomes = filter_candidates(document, candidates, stages)
+    with store.transaction():
+        store.put_file(document.sha256, document.source, "done", document=document)
+        store_outcomes(store, outcomes)
+    left = {c.id: (status, reason) for c, status, _, reason in store.candidates()}
+    incomplete = [cid for cid, (status, _) in left.items() if status == "incomplete"]
+    assert incomplete and "kept" not in {status for status, _ in left.values()}
+    assert all("not called" in left[cid][1] for cid in incomplete)
+    assert funnel.compute(store).total.incomplete == len(incomplete)
+
+    stages, _ = default_stages(Config(models=ModelsConfig(model="stub-model")), store, tmp_path)
+    settled = retry_incomplete(store, lambda doc, found: filter_candidates(doc, found, stages))
+    assert settled == len(incomplete)
+    assert {c.id: status for c, status, _, _ in store.candidates()} == expected
+    for cid in incomplete:
+        assert all(d.verdict != "skipped" for d in store.decisions(cid))
+    store.close()
+    reference.close()

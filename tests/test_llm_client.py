@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from openai_stub import StubServer, completion, error, json_reply, schema_name, slow
+from openai_stub import StubServer, completion, error, faulty, json_reply, schema_name, slow
 from PIL import Image
 from pydantic import BaseModel
 
@@ -408,3 +408,19 @@ def test_azure_settings_without_endpoint_disable_calls(stub, tmp_path, monkeypat
     harness = Harness(stub, tmp_path, base_url="", api_version="2024-10-21")
     reply = harness.ask()
     assert "could not be set up" in reply.error and not stub.requests
+
+
+@pytest.mark.parametrize("fault", ["truncate", "cut", "reset", "garbage"])
+def test_broken_replies_are_failed_calls_retried_then_recorded(stub, tmp_path, fault):
+    harness = Harness(stub, tmp_path, max_retries=2)
+    good = json_reply({"choice": "h", "count": 5})
+    stub.script.extend([faulty(fault, good), faulty(fault, good), good])
+    reply = harness.ask()
+    assert reply.ok and reply.parsed.count == 5
+    assert len(stub.chat_requests()) == 3 and len(harness.sleeps) == 2
+
+    stub.script.extend([faulty(fault, good)] * 3)
+    failed = harness.ask("again")
+    assert not failed.ok and failed.error and len(stub.chat_requests()) == 6
+    record = harness.store.model_call(failed.record_id)
+    assert record["response"] is None and record["error"] == failed.error

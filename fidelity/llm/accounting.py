@@ -125,6 +125,11 @@ class Accounting:
             with self._lock:
                 self.generation[f"{generator}: {event}"] += amount
 
+    def failed_drafts(self) -> int:
+        """Drafting calls of this run that failed or were not made (budget), per the funnel."""
+        with self._lock:
+            return sum(n for key, n in self.generation.items() if "model call failed" in key)
+
     def report(self, recorded: list[tuple[str, str, dict[str, Any]]]) -> dict[str, Any]:
         """This run's tallies, the budget state, and the totals over every recorded call."""
         totals: dict[str, dict[str, float]] = {}

@@ -114,8 +114,12 @@ def _finish(client: ModelClient, pending: dict[str, Any]) -> None:
         if not file_id:
             continue
         for line in api.files.content(file_id).text.splitlines():
-            if line.strip():
-                seen.add(_record_line(client, requests, json.loads(line)))
+            try:
+                result = json.loads(line) if line.strip() else None
+            except json.JSONDecodeError:  # a damaged line: its call is recorded as failed below
+                continue
+            if isinstance(result, dict):
+                seen.add(_record_line(client, requests, result))
     for key, entry in requests.items():
         if key not in seen:
             error = f"batch {pending['id']} ended {batch.status} without a result for this call"

@@ -5,7 +5,8 @@ run store by its key (model, messages with image hashes, parameters, schema) and
 only calls the endpoint on a miss. Replies are validated against the pydantic
 schema; a malformed reply gets one repair call carrying the validation error, and a
 second failure is recorded and returned as an error: nothing here raises into the
-run. Retries back off on 429/5xx/timeouts and honour Retry-After; a budget cap
+run. Retries back off on 429/5xx/timeouts, on reset connections and on truncated,
+malformed or non-JSON bodies, and honour Retry-After; a budget cap
 stops new calls; the API key is read from the environment and never recorded.
 """
 
@@ -273,6 +274,7 @@ class ModelClient:
         self, body: dict[str, Any], messages: list[Message], schema: type[BaseModel] | None
     ) -> tuple[dict[str, Any] | None, dict[str, Any], str, str]:
         """(response, usage, error, structured-output mode used), retrying transient failures."""
+        import httpx
         import openai
 
         attempt = 0
@@ -309,6 +311,9 @@ class ModelClient:
                 retryable, failure = True, error
             except openai.APIError as error:  # e.g. a reply that is not a chat completion
                 retryable, failure = False, error
+            except (ValueError, TypeError, AttributeError, KeyError, httpx.HTTPError) as error:
+                # a truncated, malformed or non-JSON body, or a connection that broke mid-reply
+                retryable, failure = True, error
             if not retryable or attempt >= self.settings.max_retries:
                 return None, {}, self._describe(failure), mode
             delay = retry_after(failure)

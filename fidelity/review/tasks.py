@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fidelity.model import Artifact, Candidate, Decision, Document
+from fidelity.model import KEPT_STATUSES, Artifact, Candidate, Decision, Document
 from fidelity.store import RunStore
 
 SLIDE = re.compile(r"\bslide (\d+)\b")
@@ -129,7 +129,7 @@ def build_tasks(store: RunStore) -> list[Task]:
     return [
         task_for(documents[candidate.file_sha], candidate, store.decisions(candidate.id))
         for candidate, status, _, _ in store.candidates()
-        if status != "rejected" and candidate.file_sha in documents
+        if status in KEPT_STATUSES and candidate.file_sha in documents
     ]
 
 
