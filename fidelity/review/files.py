@@ -19,6 +19,7 @@ def replacing(path: Path, binary: bool = False) -> Iterator[IO[Any]]:
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.chmod(name, 0o666 & ~_umask())  # mkstemp makes 0600; the file gets the usual mode
     try:
         with os.fdopen(handle, "wb" if binary else "w", encoding=None if binary else "utf-8") as f:
             yield f
@@ -26,6 +27,12 @@ def replacing(path: Path, binary: bool = False) -> Iterator[IO[Any]]:
     except BaseException:
         Path(name).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def write_text(path: Path, text: str) -> None:
