@@ -92,17 +92,18 @@ def test_argilla_sdk_loads_the_settings_and_records(
     assert loaded[0].fields["question"] == tasks[0].question
     assert any(str(record.fields.get("image", "")).startswith("data:image/") for record in loaded)
 
-    # An export with two annotators' responses (user ids are UUIDs) loads, and imports.
+    # Two annotators' responses (Argilla user ids are UUIDs), through the SDK and back in.
     users = [str(uuid.uuid4()), str(uuid.uuid4())]
     for record in records:
         record["responses"] = {
             question: [{"value": value, "user_id": user, "status": "submitted"} for user in users]
             for question, value in (("correct", "yes"), ("evidence_located", "yes"), ("quality", 4))
         }
+    # What `dataset.records.to_json` / `Dataset.to_disk` write: each record's to_dict().
     exported = tmp_path / "argilla-export.json"
-    exported.write_text(json.dumps(records))
-    first = rg.Record.from_dict(records[0])
-    assert sorted(str(r.user_id) for r in first.responses["quality"]) == sorted(users)
+    written = [rg.Record.from_dict(record).to_dict() for record in records]
+    exported.write_text(json.dumps(written, default=str))
+    assert sorted(r["user_id"] for r in written[0]["responses"]["quality"]) == sorted(users)
     assert cli(["review", "import", str(run), str(exported)]) == 0
     dataset = (run / "dataset.jsonl").read_text().splitlines()
     assert len(dataset) == len(tasks)

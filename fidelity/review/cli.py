@@ -13,11 +13,12 @@ from fidelity.review.labels import ReviewFileError
 from fidelity.review.roundtrip import export_review, import_review
 
 NEXT_STEP = {
-    "labelstudio": "create a Label Studio project with label_config.xml, set 2 annotations "
-    "per task, import tasks.json; when done, export JSON and run `fidelity review import`",
-    "argilla": "create an Argilla dataset from settings.json (rg.Settings.from_json) with "
-    "TaskDistribution(min_submitted=2), log records.json; export the records with "
-    "responses to JSON and run `fidelity review import`",
+    "labelstudio": "create a Label Studio project with label_config.xml (overlap: 2 "
+    "annotations per task), import tasks.json; when done, export a JSON snapshot "
+    "(annotators by e-mail; README 'Human review') and run `fidelity review import`",
+    "argilla": "create an Argilla dataset with rg.Settings.from_json('settings.json') (it "
+    "asks for 2 submissions per record), log records.json (rg.Record.from_dict); "
+    "export with dataset.records.to_json and run `fidelity review import`",
     "xlsx": "send one workbook to each annotator; run `fidelity review import` on the "
     "filled-in workbooks",
     "jsonl": "give one file to each annotator to fill the `labels` of every line; run "

@@ -10,6 +10,7 @@ Every import recomputes agreement, adjudication and the dataset from all answers
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -29,6 +30,8 @@ from fidelity.review.tasks import Task, build_tasks
 REVIEW_DIR = "review"
 LABELS = "labels.jsonl"
 LISTED = 20  # unknown task ids listed by name; the rest are counted
+SHOWN = ".shown.sha256"  # digest of what the adjudication files show
+EXPORTED = ".files"  # the adjudication files written for that digest
 
 
 @dataclass
@@ -178,11 +181,27 @@ def import_review(
 def _export_adjudication(
     out: Path, format_name: str, pending: list[Task], resolutions: dict[str, Resolution]
 ) -> list[Path]:
+    """The adjudicator's files, rewritten only when what they show changed.
+
+    A re-import of the same answers leaves them as they are, so an adjudicator filling
+    them in place loses nothing (a workbook's bytes would change with its save time).
+    """
     folder = out / REVIEW_DIR / ADJUDICATION / format_name
     if not pending:
         return []
     previous = {task.id: resolutions[task.id].reviews for task in pending}
-    return formats.FORMATS[format_name].export(pending, folder, out, ADJUDICATION, previous)
+    shown = [[task.id, [label.to_json() for label in previous[task.id]]] for task in pending]
+    digest = hashlib.sha256(json.dumps(shown, sort_keys=True).encode()).hexdigest()
+    stamp = folder / SHOWN
+    listed = folder / EXPORTED
+    if stamp.is_file() and stamp.read_text() == digest and listed.is_file():
+        paths = [folder / name for name in listed.read_text().splitlines()]
+        if all(path.is_file() for path in paths):
+            return paths
+    paths = formats.FORMATS[format_name].export(pending, folder, out, ADJUDICATION, previous)
+    write_text(listed, "".join(f"{path.name}\n" for path in paths))
+    write_text(stamp, digest)
+    return paths
 
 
 def _grader_pairs(

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from zipfile import BadZipFile
 
 from openpyxl import Workbook, load_workbook
 from openpyxl.drawing.image import Image as SheetImage
 from openpyxl.styles import Alignment, Font, PatternFill
+from openpyxl.utils.exceptions import InvalidFileException
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.worksheet import Worksheet
 from PIL import Image
@@ -208,7 +210,7 @@ def read(path: Path) -> tuple[list[Label], list[HandItem]]:
     check = Checker(path)
     try:
         book = load_workbook(path, read_only=True, data_only=True)
-    except (OSError, ValueError, KeyError) as error:
+    except (OSError, ValueError, KeyError, BadZipFile, InvalidFileException) as error:
         check.fail("(workbook)", "(file)", f"not a readable .xlsx workbook ({error})")
         check.done()
     if SHEET not in book.sheetnames:
