@@ -30,6 +30,7 @@ from fidelity.review.formats import FORMATS
 from fidelity.review.formats import labelstudio as ls
 from fidelity.review.formats import xlsx as sheet_format
 from fidelity.review.labels import Label
+from fidelity.review.resolve import resolve_task
 from fidelity.review.tasks import Task, grader_score
 
 
@@ -262,3 +263,27 @@ def test_grader_scores_are_read_from_stored_grade_decisions(run: Path, tmp_path:
     assert "Suggested grader threshold" in report
     dataset = [json.loads(line) for line in (run / "dataset.jsonl").read_text().splitlines()]
     assert all(row["provenance"]["grader_score"] in (2.0, 4.0) for row in dataset)
+
+
+def test_an_edit_needs_both_annotators_or_the_adjudicator() -> None:
+    def label(who: str, quality: int, question: str = "", round_: str = "review") -> Label:
+        return Label("t", who, round_, True, True, quality=quality, revised_question=question)
+
+    both = resolve_task("t", [label("a", 5, "Better?"), label("b", 5, "Better?")])
+    assert both.state == "agreed" and both.revision == {
+        "question": "Better?",
+        "answer": None,
+        "by": ["a", "b"],
+    }
+    # Agreed edit, split on quality: the adjudicator without an edit keeps it.
+    split = [label("a", 5, "Better?"), label("b", 1, "Better?")]
+    kept = resolve_task("t", [*split, label("judge", 4, round_="adjudication")])
+    assert kept.state == "adjudicated" and kept.revision["by"] == ["a", "b"]
+
+    one = [label("a", 4, "Better?"), label("b", 4)]
+    assert resolve_task("t", one).state == "adjudicate"
+    assert resolve_task("t", one).disagreements == ["revision"]
+    original = resolve_task("t", [*one, label("judge", 4, round_="adjudication")])
+    assert original.state == "adjudicated" and original.revision is None
+    judged = resolve_task("t", [*one, label("judge", 4, "Best?", "adjudication")])
+    assert judged.revision == {"question": "Best?", "answer": None, "by": ["judge"]}

@@ -9,7 +9,8 @@ annotations stay *incomplete*.
 A revision (an edited question or corrected answer statements) needs two people: both
 annotators making the same edit, or the adjudicator. An edit only one annotator made
 (or two different edits) sends the task to adjudication, where the adjudicator's own
-edit wins and no edit keeps the original.
+edit wins and no edit keeps the original; an edit both annotators made stands unless
+the adjudicator edits the task.
 """
 
 from __future__ import annotations
@@ -107,7 +108,8 @@ def resolve_task(task_id: str, labels: list[Label]) -> Resolution:
         if judge.quality is not None:
             result.quality = float(judge.quality)
         result.evidence_mark = judge.evidence_mark or result.evidence_mark
-        result.revision = revision([judge]) if judge.revised else None
+        if judge.revised:  # the adjudicator's edit wins; without one an agreed edit stands
+            result.revision = revision([judge])
         settled = None not in (result.correct, result.evidence_located, result.quality)
         result.state = "adjudicated" if settled else "adjudicate"
     return result
