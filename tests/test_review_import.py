@@ -145,12 +145,20 @@ def test_label_studio_and_argilla_values_are_checked(
     assert f"{bad}: task 2 (Label Studio id 2), annotation 11: correct: 'maybe'" in err
     assert f"{bad}: task 3 (Label Studio id 3), annotation 22: qualiti: unknown control" in err
 
+    del tasks[0]["data"]["task_id"]  # a task of some other project
+    other = tmp_path / "other-ls.json"
+    other.write_text(json.dumps(tasks[:1]))
+    err = refused(run, [other], capsys)
+    assert f"{other}: task 1 (Label Studio id 1): data.task_id: missing: not a fidelity task" in err
+
     records = json.loads(imported(run, "argilla", tmp_path)[0].read_text())
     records[0]["responses"]["quality"][1]["value"] = 9
+    records[1]["responses"]["sentiment"] = [{"value": "positive", "user_id": "user-1"}]
     bad = tmp_path / "bad-argilla.json"
     bad.write_text(json.dumps(records))
     err = refused(run, [bad], capsys)
     assert f"{bad}: record 1 (id {records[0]['id']}), user user-2: quality: 9 is not allowed" in err
+    assert f"{bad}: record 2 (id {records[1]['id']}): sentiment: unknown question" in err
 
 
 def test_unknown_tasks_are_refused_or_listed_with_allow_unknown(
