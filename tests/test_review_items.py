@@ -92,6 +92,7 @@ def test_hand_written_items_are_filtered_before_they_count(
     assert re.search(r"line 1 of .*: word/Text, (kept|unverified)", printed), printed
     assert re.search(r"line 2 of .*: word/Text, rejected \(answerable from view", printed)
     assert counts(run, cell) == (candidates + 2, kept + 1)
+    assert f"the cell has {kept + 1} of " in printed
 
     questions = [json.loads(line) for line in (run / "questions.jsonl").read_text().splitlines()]
     mine = [row for row in questions if row["generator"] == "human"]

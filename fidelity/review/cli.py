@@ -72,7 +72,8 @@ def cmd_import(args: argparse.Namespace, config: Config) -> int:
         reason = f" ({entry.reason})" if entry.reason else ""
         print(
             f"hand-written item {entry.item.where} of {entry.item.source}: {entry.app}/"
-            f"{entry.category}, {entry.status}{reason} [{entry.candidate_id}]"
+            f"{entry.category}, {entry.status}{reason} [{entry.candidate_id}]; the cell "
+            f"has {entry.cell_kept} of {entry.cell_target} kept"
         )
     states = ", ".join(f"{n} {state}" for state, n in sorted(result.states.items()))
     print(f"{result.labels} answers; tasks: {states}")

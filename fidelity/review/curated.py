@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from fidelity import coverage
 from fidelity.config import Config
 from fidelity.model import Artifact, Candidate, Document, Probe
 from fidelity.outputs import write_outputs
@@ -32,6 +33,8 @@ class Added:
     category: str
     status: str  # kept | unverified | rejected | already stored
     reason: str = ""
+    cell_kept: int = 0  # the cell's kept questions and target after the import
+    cell_target: int = 0
 
 
 def _document(documents: list[Document], name: str) -> Document | None:
@@ -121,6 +124,10 @@ def add(out: Path, store: RunStore, config: Config, matched: Matched) -> list[Ad
             )
     if by_file:
         write_outputs(store, out, config.coverage)
+    cells = coverage.compute(store, config.coverage)
+    for entry in added:
+        cell = cells[(entry.app, entry.category)]
+        entry.cell_kept, entry.cell_target = cell.kept, cell.target
     if client is not None:
         client.finish(out)
     return added
