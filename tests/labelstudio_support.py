@@ -164,11 +164,13 @@ def screenshot(
     cookies: dict[str, str],
     size: tuple[int, int],
     profile: Path,
+    smallest: tuple[int, int] = (100, 50),
     timeout: float = 90.0,
 ) -> tuple[bytes, dict[str, Any] | None]:
     """(PNG of the page at `url`, the box of its largest shown picture of natural `size`).
 
-    Waits until such a picture is shown larger than a thumbnail (or `timeout` passes).
+    Waits until such a picture is shown at least `smallest` (larger than the data
+    manager's thumbnails), or `timeout` passes.
     """
     binary = chromium_binary()
     assert binary, "chromium is not installed"
@@ -187,7 +189,7 @@ def screenshot(
     )
     try:
         script = FIND_PICTURE.replace("WIDTH", str(size[0])).replace("HEIGHT", str(size[1]))
-        return _capture(process, url, cookies, script, profile, timeout)
+        return _capture(process, url, cookies, script, profile, smallest, timeout)
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=30)
@@ -199,6 +201,7 @@ def _capture(
     cookies: dict[str, str],
     script: str,
     profile: Path,
+    smallest: tuple[int, int],
     timeout: float,
 ) -> tuple[bytes, dict[str, Any] | None]:
     from websockets.sync.client import connect
@@ -234,7 +237,7 @@ def _capture(
         while time.monotonic() < deadline:
             found = call("Runtime.evaluate", expression=script, returnByValue=True)
             box = found["result"].get("value")
-            if box and box["width"] > 100 and box["height"] > 50:
+            if box and box["width"] >= smallest[0] and box["height"] >= smallest[1]:
                 break
             time.sleep(0.5)
         time.sleep(1.0)  # let the layout settle around the picture

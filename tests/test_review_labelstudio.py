@@ -195,3 +195,11 @@ def test_a_task_with_a_picture_shows_it_to_annotators(
     colours = region.getcolors(maxcolors=1 << 16)
     assert colours is None or len(colours) > 1, "the picture region is a single colour"
     assert max(high - low for low, high in region.getextrema()) > 64
+
+    # A task without a picture shows the small "no picture" image, not a broken one.
+    bare = next(t for t in project["tasks"] if t["data"]["image"].startswith("data:image/svg"))
+    url = f"{studio.url}/projects/{project['id']}/data?task={bare['id']}"
+    other = tmp_path / "chromium-profile-2"
+    other.mkdir()
+    _, box = screenshot(url, studio.session_cookies(), (320, 40), other, smallest=(100, 20))
+    assert box is not None and box["width"] >= 100, "the no-picture image is not shown"
