@@ -8,6 +8,7 @@ import shutil
 from collections import Counter
 from pathlib import Path
 
+import openpyxl
 import pytest
 from review_support import build_run, tasks_of
 
@@ -133,3 +134,40 @@ def test_an_item_naming_no_evidence_stores_nothing(
     err = capsys.readouterr().err
     assert f"{items}: line 2: locator: 'paragraph 9999' is not in memo.docx" in err
     assert counts(run, ("word", "Text")) == before
+
+
+def test_a_workbook_row_without_a_task_id_is_a_hand_written_item(
+    run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    locator, own, _ = pick(memo(run))
+    candidates, kept = counts(run, ("word", "Text"))
+    assert cli(["review", "export", str(run), "--format", "xlsx"]) == 0
+    book = openpyxl.load_workbook(run / "review" / "xlsx" / "annotator-1.xlsx")
+    sheet = book["tasks"]
+    header = [cell.value for cell in sheet[1]]
+    row = sheet.max_row + 1
+    given = {
+        "annotator": "curator",
+        "file": "memo.docx",
+        "locator": locator,
+        "question": "Which unusual word does the memo use? (workbook)",
+        "answer": f"The memo uses “{own}”.",
+        "evidence mark": own,
+    }
+    for name, value in given.items():
+        sheet.cell(row, header.index(name) + 1).value = value
+    sheet.cell(row + 1, header.index("question") + 1).value = "Half an item?"
+    filled = tmp_path / "curator.xlsx"
+    book.save(filled)
+    assert cli(["review", "import", str(run), str(filled)]) == 2
+    err = capsys.readouterr().err
+    assert f"{filled}: row {row + 1}: file: required for a hand-written item" in err
+    assert counts(run, ("word", "Text")) == (candidates, kept)
+
+    book = openpyxl.load_workbook(filled)  # (a saved workbook's pictures cannot be saved again)
+    book["tasks"].cell(row + 1, header.index("question") + 1).value = None
+    fixed = tmp_path / "curator-fixed.xlsx"
+    book.save(fixed)
+    assert cli(["review", "import", str(run), str(fixed)]) == 0
+    assert re.search(rf"row {row} of .*: word/Text, (kept|unverified)", capsys.readouterr().out)
+    assert counts(run, ("word", "Text")) == (candidates + 1, kept + 1)

@@ -5,8 +5,11 @@ columns `correct` and `evidence located` (yes/no lists), `evidence mark` (free t
 paste the passage that answers the question), `quality` (whole number 1-5), `comment`,
 and `revised question` / `revised answer` (one statement per line) to edit the task
 (empty: no change). Pictures (the image or the rendered slide) sit in the `image`
-column. The drop-downs reject other values (stop-style error messages), the header row
-stays frozen, and the sheet prints on landscape pages one page wide, header repeated.
+column. A curator adds a hand-written item as a row without a task_id: `file`,
+`locator`, `question`, `answer` (one statement per line) and, in `evidence mark`, the
+answer as the file states it. The drop-downs reject other values (stop-style error
+messages), the header row stays frozen, and the sheet prints on landscape pages one
+page wide, header repeated.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 from PIL import Image
 
 from fidelity.review.files import replacing
-from fidelity.review.items import HandItem
+from fidelity.review.items import HandItem, parse_item
 from fidelity.review.labels import (
     ACCEPTED_QUALITY,
     ADJUDICATION,
@@ -61,6 +64,7 @@ ANSWER_COLUMNS = (
     "revised answer",
 )
 REQUIRED_COLUMNS = ("task_id", "round", "annotator", *ANSWER_COLUMNS)
+ITEM_COLUMNS = ("file", "locator", "question", "answer")
 IMAGE_HEIGHT = 160
 WIDTHS = {
     "task_id": 18,
@@ -222,15 +226,25 @@ def read(path: Path) -> tuple[list[Label], list[HandItem]]:
         if name not in header:
             check.fail("row 1", name, f"missing column (expected: {', '.join(REQUIRED_COLUMNS)})")
     check.done()
-    labels = []
+    labels, items = [], []
     for number, values in enumerate(rows, start=2):
         row = dict(zip(header, values, strict=False))
-        if not row.get("task_id"):
-            continue
-        labels.append(_label(check, row, f"row {number}", path))
+        if row.get("task_id"):
+            labels.append(_label(check, row, f"row {number}", path))
+        elif any(row.get(name) for name in ITEM_COLUMNS):
+            item = _item(check, row, f"row {number}", path)
+            items.extend([item] if item else [])
     book.close()
     check.done()
-    return labels, []
+    return labels, items
+
+
+def _item(check: Checker, row: dict[str, Any], where: str, path: Path) -> HandItem | None:
+    """A curator's row without a task id: a hand-written item (the mark is its value)."""
+    fields = {name: row.get(name) for name in ("file", "locator", "question", "answer")}
+    fields["value"] = row.get("evidence mark")
+    curator = check.text(row.get("annotator"), where, "annotator") or path.stem
+    return parse_item(check, fields, where, curator)
 
 
 def _label(check: Checker, row: dict[str, Any], where: str, path: Path) -> Label:
