@@ -26,6 +26,12 @@ ANNOTATORS = (
     {"email": "ada@example.com", "username": "ada", "first_name": "Ada", "last_name": "One"},
     {"email": "bob@example.com", "username": "bob", "first_name": "Bob", "last_name": "Two"},
 )
+JUDGE = {
+    "email": "judge@example.com",
+    "username": "judge",
+    "first_name": "Jo",
+    "last_name": "Judge",
+}
 
 
 @pytest.fixture(scope="module")
@@ -159,7 +165,7 @@ def test_label_studio_export_imports_with_annotators_named_by_email(
     assert len(adjudication) == split
     assert "ada@example.com: correct=" in adjudication[0]["data"]["previous"]
 
-    # The plain export (Export button, or GET .../export) names annotators by user id only.
+    # The plain export (GET .../export) names annotators by user id only.
     plain = tmp_path / "plain-export.json"
     plain.write_text(
         json.dumps(
@@ -171,6 +177,48 @@ def test_label_studio_export_imports_with_annotators_named_by_email(
     _, read, _ = formats.read(plain)
     ids = {f"labelstudio user {user['id']}" for user in project["users"]}
     assert {label.annotator for label in read} == ids
+
+    # Adjudication: a second project from the adjudication export, one answer per task.
+    folder = out / "review" / "adjudication" / "labelstudio"
+    judged = studio.call(
+        "POST",
+        "/api/projects",
+        json={
+            "title": "fidelity adjudication",
+            "label_config": (folder / "label_config.xml").read_text(),
+            "maximum_annotations": 1,
+        },
+    )
+    studio.call(
+        "POST",
+        f"/api/projects/{judged['id']}/import",
+        content=(folder / "tasks.json").read_bytes(),
+        headers={"Content-Type": "application/json"},
+    )
+    judge = studio.call("POST", "/api/users/", json={**JUDGE, "password": "pw-12345678"})
+    decision = {"correct": "yes", "evidence_located": "yes", "quality": 5}
+    decision |= {"revised_question": "", "revised_answer": []}
+    for task in studio.call(
+        "GET", "/api/tasks", params={"project": judged["id"], "page_size": 10_000}
+    )["tasks"]:
+        studio.call(
+            "POST",
+            f"/api/tasks/{task['id']}/annotations/",
+            json={
+                "result": result(decision, task["data"]["evidence_text"]),
+                "completed_by": judge["id"],
+            },
+        )
+    decided = tmp_path / "adjudication-export.json"
+    decided.write_text(json.dumps(studio.snapshot_export(judged["id"])))
+    assert cli(["review", "import", str(out), str(decided)]) == 0
+    report = (out / "review" / "report.md").read_text()
+    assert f"{agreed} agreed" in report and f"{split} adjudicated" in report
+    dataset = [json.loads(line) for line in (out / "dataset.jsonl").read_text().splitlines()]
+    assert len(dataset) == expected_dataset(count) + split
+    second = next(row for row in dataset if row["id"] == tasks_of(out)[2].id)
+    assert second["provenance"]["review"]["adjudication"]["annotator"] == JUDGE["email"]
+    assert second["provenance"]["revision"] is None  # one annotator's edit, not adjudicated
 
 
 def test_a_task_with_a_picture_shows_it_to_annotators(
