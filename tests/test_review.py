@@ -11,32 +11,32 @@ from pathlib import Path
 import openpyxl
 import pytest
 from PIL import Image
+from review_support import (
+    FILL,
+    answers,
+    build_run,
+    expected_dataset,
+    expected_states,
+    fill_jsonl,
+    tasks_of,
+)
 
 from fidelity.cli import main as cli
-from fidelity.config import Config
 from fidelity.model import Decision
-from fidelity.pipeline import build, open_store
+from fidelity.pipeline import open_store
 from fidelity.review.agreement import agreement, cohen_kappa, percent_agreement
 from fidelity.review.calibration import calibrate
 from fidelity.review.formats import FORMATS
 from fidelity.review.formats import labelstudio as ls
 from fidelity.review.formats import xlsx as sheet_format
 from fidelity.review.labels import Label
-from fidelity.review.tasks import Task, build_tasks, grader_score
-
-FILES = (("word", "memo.docx"), ("powerpoint", "basic.pptx"))
+from fidelity.review.resolve import resolve_task
+from fidelity.review.tasks import Task, grader_score
 
 
 @pytest.fixture(scope="module")
 def built(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("review")
-    inputs = base / "in"
-    inputs.mkdir()
-    for folder, name in FILES:
-        shutil.copy(corpus / folder / name, inputs / name)
-    out = base / "out"
-    build([inputs], out, Config())
-    return out
+    return build_run(corpus, tmp_path_factory.mktemp("review"))
 
 
 @pytest.fixture
@@ -44,161 +44,6 @@ def run(built: Path, tmp_path: Path) -> Path:
     out = tmp_path / "out"
     shutil.copytree(built, out)
     return out
-
-
-def answers(index: int, person: int) -> dict:
-    """What annotator 1 or 2 says about task number `index` (a known pattern of splits)."""
-    correct = not (person == 2 and index % 4 == 1)
-    quality = 4 if person == 1 or index % 5 != 2 else 1
-    located = index % 7 != 3
-    return {
-        "correct": "yes" if correct else "no",
-        "evidence_located": "yes" if located else "no",
-        "quality": quality,
-        "mark": f"mark {index}",
-    }
-
-
-def expected_states(count: int) -> tuple[int, int]:
-    """(agreed, to adjudicate) under `answers`."""
-    split = [i for i in range(count) if i % 4 == 1 or i % 5 == 2]
-    return count - len(split), len(split)
-
-
-def expected_dataset(count: int) -> int:
-    return sum(1 for i in range(count) if not (i % 4 == 1 or i % 5 == 2) and i % 7 != 3)
-
-
-# ---- filling each format the way its tool (or a person) would ----------------------------
-
-
-def fill_labelstudio(folder: Path, target: Path) -> list[Path]:
-    tasks = json.loads((folder / "tasks.json").read_text())
-    exported = []
-    for number, task in enumerate(tasks):
-        annotations = []
-        for person in (1, 2):
-            given = answers(number, person)
-            text = task["data"]["evidence_text"]
-            annotations.append(
-                {
-                    "id": number * 10 + person,
-                    "completed_by": person,
-                    "was_cancelled": False,
-                    "result": [
-                        {
-                            "from_name": "correct",
-                            "to_name": "question",
-                            "type": "choices",
-                            "value": {"choices": [given["correct"]]},
-                        },
-                        {
-                            "from_name": "evidence_located",
-                            "to_name": "question",
-                            "type": "choices",
-                            "value": {"choices": [given["evidence_located"]]},
-                        },
-                        {
-                            "from_name": "quality",
-                            "to_name": "question",
-                            "type": "rating",
-                            "value": {"rating": given["quality"]},
-                        },
-                        {
-                            "from_name": "evidence_mark",
-                            "to_name": "evidence_text",
-                            "type": "labels",
-                            "value": {
-                                "start": 0,
-                                "end": 5,
-                                "text": text[:5],
-                                "labels": ["Evidence"],
-                            },
-                        },
-                    ],
-                }
-            )
-        exported.append({"id": number + 1, "data": task["data"], "annotations": annotations})
-    path = target / "labelstudio-export.json"
-    path.write_text(json.dumps(exported))
-    return [path]
-
-
-def fill_argilla(folder: Path, target: Path) -> list[Path]:
-    records = json.loads((folder / "records.json").read_text())
-    for number, record in enumerate(records):
-        responses: dict[str, list] = {}
-        for person in (1, 2):
-            given = answers(number, person)
-            user = f"user-{person}"
-            for question in ("correct", "evidence_located", "quality"):
-                responses.setdefault(question, []).append(
-                    {"value": given[question], "user_id": user}
-                )
-            responses.setdefault("evidence_mark", []).append(
-                {"value": [{"label": "Evidence", "start": 0, "end": 5}], "user_id": user}
-            )
-        record["responses"] = responses
-    path = target / "argilla-export.json"
-    path.write_text(json.dumps(records))
-    return [path]
-
-
-def fill_xlsx(folder: Path, target: Path) -> list[Path]:
-    paths = []
-    for person in (1, 2):
-        book = openpyxl.load_workbook(folder / f"annotator-{person}.xlsx")
-        sheet = book["tasks"]
-        header = [cell.value for cell in sheet[1]]
-        column = {name: header.index(name) + 1 for name in header}
-        for row in range(2, sheet.max_row + 1):
-            given = answers(row - 2, person)
-            sheet.cell(row, column["annotator"]).value = f"reader {person}"
-            sheet.cell(row, column["correct"]).value = given["correct"]
-            sheet.cell(row, column["evidence located"]).value = given["evidence_located"]
-            sheet.cell(row, column["quality"]).value = given["quality"]
-            sheet.cell(row, column["evidence mark"]).value = given["mark"]
-        path = target / f"filled-{person}.xlsx"
-        book.save(path)
-        paths.append(path)
-    return paths
-
-
-def fill_jsonl(folder: Path, target: Path) -> list[Path]:
-    paths = []
-    for person in (1, 2):
-        lines = []
-        source = (folder / f"annotator-{person}.jsonl").read_text().splitlines()
-        for number, line in enumerate(source):
-            item = json.loads(line)
-            given = answers(number, person)
-            item["labels"].update(
-                correct=given["correct"],
-                evidence_located=given["evidence_located"],
-                quality=given["quality"],
-                evidence_mark=given["mark"],
-            )
-            lines.append(json.dumps(item))
-        path = target / f"filled-{person}.jsonl"
-        path.write_text("\n".join(lines) + "\n")
-        paths.append(path)
-    return paths
-
-
-FILL = {
-    "labelstudio": fill_labelstudio,
-    "argilla": fill_argilla,
-    "xlsx": fill_xlsx,
-    "jsonl": fill_jsonl,
-}
-
-
-def tasks_of(out: Path) -> list[Task]:
-    store = open_store(out)
-    try:
-        return build_tasks(store)
-    finally:
-        store.close()
 
 
 @pytest.mark.parametrize("name", sorted(FORMATS))
@@ -232,6 +77,14 @@ def test_round_trip_through_every_format(
     assert f"{agreed} agreed" in report and f"{split} adjudicate" in report
     dataset = [json.loads(line) for line in (run / "dataset.jsonl").read_text().splitlines()]
     assert len(dataset) == expected_dataset(len(tasks))
+    # Task 0: both annotators made the same revision; it is in the dataset with the original.
+    first = next(row for row in dataset if row["id"] == tasks[0].id)
+    assert first["query"] == "Revised question 0?"
+    assert first["atomic_assertions"] == ["Revised statement 0.", "Second statement."]
+    revision = first["provenance"]["revision"]
+    assert revision["original"] == {"question": tasks[0].question, "answer": tasks[0].answer}
+    assert len(revision["by"]) == 2
+    assert all(row["provenance"]["revision"] is None for row in dataset if row is not first)
     adjudication = run / "review" / "adjudication" / name
     assert adjudication.is_dir() and any(adjudication.iterdir())
 
@@ -274,12 +127,12 @@ def test_images_are_inlined_and_embedded(run: Path, tmp_path: Path) -> None:
         grade=None,
     )
     data = ls.task_json(task, tmp_path, "review", [])["data"]
-    assert 'src="data:image/png;base64,' in data["evidence_html"]
-    assert "<table>" in data["evidence_html"] and "Rendered slide" in data["evidence_html"]
+    assert data["image"].startswith("data:image/png;base64,")
+    assert "<table>" in data["evidence_html"] and "<img" not in data["evidence_html"]
     paths = sheet_format.export([task], tmp_path / "x", tmp_path, "review", {})
     book = openpyxl.load_workbook(paths[0])
     assert len(book["tasks"]._images) == 1
-    assert sheet_format.read(paths[0])[0].task_id == "t1"
+    assert sheet_format.read(paths[0])[0][0].task_id == "t1"
 
 
 def test_adjudication_decides_and_unlocatable_evidence_is_dropped(
@@ -295,13 +148,21 @@ def test_adjudication_decides_and_unlocatable_evidence_is_dropped(
     agreed, split = expected_states(len(tasks))
     assert len(lines) == split and all(len(line["previous"]) == 2 for line in lines)
     for number, line in enumerate(lines):
-        located = number % 2 == 0
+        located = number % 2 == 0 or line["task_id"] == tasks[2].id
         line["labels"].update(correct="yes", evidence_located="yes" if located else "no", quality=5)
+        if line["task_id"] == tasks[2].id:  # one annotator revised it: the adjudicator decides
+            assert line["previous"][0]["revised_question"] == "Revised question 2?"
+            line["labels"]["revised_question"] = "Adjudicated question 2?"
     decided = tmp_path / "adjudicated.jsonl"
     decided.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
     assert cli(["review", "import", str(run), str(decided)]) == 0
     dataset = [json.loads(line) for line in (run / "dataset.jsonl").read_text().splitlines()]
-    assert len(dataset) == before + (split + 1) // 2
+    assert len(dataset) == before + (split + 1) // 2 + 1
+    second = next(row for row in dataset if row["id"] == tasks[2].id)
+    assert second["query"] == "Adjudicated question 2?"
+    assert second["atomic_assertions"] == tasks[2].answer
+    assert second["provenance"]["revision"]["by"] == ["adjudicator"]
+    assert "revision" in second["provenance"]["review"]["disagreements"]
     dropped = [
         json.loads(line)
         for line in (run / "review" / "dropped.jsonl").read_text().split("\n")
@@ -402,3 +263,27 @@ def test_grader_scores_are_read_from_stored_grade_decisions(run: Path, tmp_path:
     assert "Suggested grader threshold" in report
     dataset = [json.loads(line) for line in (run / "dataset.jsonl").read_text().splitlines()]
     assert all(row["provenance"]["grader_score"] in (2.0, 4.0) for row in dataset)
+
+
+def test_an_edit_needs_both_annotators_or_the_adjudicator() -> None:
+    def label(who: str, quality: int, question: str = "", round_: str = "review") -> Label:
+        return Label("t", who, round_, True, True, quality=quality, revised_question=question)
+
+    both = resolve_task("t", [label("a", 5, "Better?"), label("b", 5, "Better?")])
+    assert both.state == "agreed" and both.revision == {
+        "question": "Better?",
+        "answer": None,
+        "by": ["a", "b"],
+    }
+    # Agreed edit, split on quality: the adjudicator without an edit keeps it.
+    split = [label("a", 5, "Better?"), label("b", 1, "Better?")]
+    kept = resolve_task("t", [*split, label("judge", 4, round_="adjudication")])
+    assert kept.state == "adjudicated" and kept.revision["by"] == ["a", "b"]
+
+    one = [label("a", 4, "Better?"), label("b", 4)]
+    assert resolve_task("t", one).state == "adjudicate"
+    assert resolve_task("t", one).disagreements == ["revision"]
+    original = resolve_task("t", [*one, label("judge", 4, round_="adjudication")])
+    assert original.state == "adjudicated" and original.revision is None
+    judged = resolve_task("t", [*one, label("judge", 4, "Best?", "adjudication")])
+    assert judged.revision == {"question": "Best?", "answer": None, "by": ["judge"]}

@@ -9,14 +9,16 @@ from pathlib import Path
 from fidelity.config import Config
 from fidelity.pipeline import STORE_NAME
 from fidelity.review.formats import FORMATS
+from fidelity.review.labels import ReviewFileError
 from fidelity.review.roundtrip import export_review, import_review
 
 NEXT_STEP = {
-    "labelstudio": "create a Label Studio project with label_config.xml, set 2 annotations "
-    "per task, import tasks.json; when done, export JSON and run `fidelity review import`",
-    "argilla": "create an Argilla dataset from settings.json (rg.Settings.from_json) with "
-    "TaskDistribution(min_submitted=2), log records.json; export the records with "
-    "responses to JSON and run `fidelity review import`",
+    "labelstudio": "create a Label Studio project with label_config.xml (overlap: 2 "
+    "annotations per task), import tasks.json; when done, export a JSON snapshot "
+    "(annotators by e-mail; README 'Human review') and run `fidelity review import`",
+    "argilla": "create an Argilla dataset with rg.Settings.from_json('settings.json') (it "
+    "asks for 2 submissions per record), log records.json (rg.Record.from_dict); "
+    "export with dataset.records.to_json and run `fidelity review import`",
     "xlsx": "send one workbook to each annotator; run `fidelity review import` on the "
     "filled-in workbooks",
     "jsonl": "give one file to each annotator to fill the `labels` of every line; run "
@@ -43,11 +45,36 @@ def cmd_import(args: argparse.Namespace, config: Config) -> int:
         return 1
     try:
         result = import_review(
-            out, args.files, args.min_quality, args.human_ok, args.adjudication_format
+            out,
+            args.files,
+            args.min_quality,
+            args.human_ok,
+            args.adjudication_format,
+            args.allow_unknown,
+            config,
         )
-    except (ValueError, KeyError, OSError) as error:
-        print(f"fidelity review import: {error}", file=sys.stderr)
+    except ReviewFileError as error:
+        print(
+            f"fidelity review import: nothing stored; {len(error.problems)} problem(s):",
+            file=sys.stderr,
+        )
+        for problem in error.problems:
+            print(f"  {problem}", file=sys.stderr)
         return 2
+    except (ValueError, KeyError, OSError) as error:
+        print(f"fidelity review import: nothing stored: {error}", file=sys.stderr)
+        return 2
+    if result.unknown:
+        print(f"skipped {len(result.unknown)} answers to unknown tasks:", file=sys.stderr)
+        for line in result.unknown:
+            print(f"  {line}", file=sys.stderr)
+    for entry in result.added:
+        reason = f" ({entry.reason})" if entry.reason else ""
+        print(
+            f"hand-written item {entry.item.where} of {entry.item.source}: {entry.app}/"
+            f"{entry.category}, {entry.status}{reason} [{entry.candidate_id}]; the cell "
+            f"has {entry.cell_kept} of {entry.cell_target} kept"
+        )
     states = ", ".join(f"{n} {state}" for state, n in sorted(result.states.items()))
     print(f"{result.labels} answers; tasks: {states}")
     for figure in result.agreement:
@@ -86,5 +113,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--adjudication-format",
         choices=sorted(FORMATS),
         help="format of the adjudication export (default: that of the first file)",
+    )
+    imported.add_argument(
+        "--allow-unknown",
+        action="store_true",
+        help="import the answers to known tasks and list those to tasks this run does not have",
     )
     imported.set_defaults(run=cmd_import)

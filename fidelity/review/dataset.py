@@ -3,13 +3,16 @@
 `OUT/dataset.jsonl` rows carry the query, the file, the atomic assertions, the
 taxonomy labels, the evidence locator (with the annotators' mark) and the whole
 provenance trail: generator, filter checks, grader score, every review answer and
-the adjudication. Items dropped by review go to `OUT/review/dropped.jsonl` with why.
+the adjudication. A revised item carries the revision (query and statements) with the
+original and the revision in `provenance.revision`. Items dropped by review go to
+`OUT/review/dropped.jsonl` with why.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from fidelity.model import Candidate
 from fidelity.outputs import candidate_row
 from fidelity.review.resolve import Resolution
 from fidelity.review.tasks import Task
@@ -36,6 +39,19 @@ def _labels(resolution: Resolution) -> dict[str, Any]:
         "annotations": [label.to_json() for label in resolution.reviews],
         "adjudication": resolution.adjudication.to_json() if resolution.adjudication else None,
     }
+
+
+def revised(candidate: Candidate, resolution: Resolution) -> dict[str, Any] | None:
+    """`provenance.revision`: the original and the revised question and answer, and by whom."""
+    edit = resolution.revision
+    if edit is None:
+        return None
+    original = {"question": candidate.question, "answer": candidate.answer}
+    revision = {
+        "question": edit["question"] or candidate.question,
+        "answer": edit["answer"] or candidate.answer,
+    }
+    return {"original": original, "revised": revision, "by": edit["by"]}
 
 
 def build_rows(
@@ -65,13 +81,15 @@ def build_rows(
                 }
             )
             continue
+        revision = revised(candidate, resolution)
+        final = revision["revised"] if revision else {}
         kept.append(
             {
                 "id": candidate.id,
-                "query": candidate.question,
+                "query": final.get("question", candidate.question),
                 "file": candidate.file,
                 "file_sha256": candidate.file_sha,
-                "atomic_assertions": candidate.answer,
+                "atomic_assertions": final.get("answer", candidate.answer),
                 "taxonomy": {
                     "app": candidate.app,
                     "category": candidate.category,
@@ -91,6 +109,7 @@ def build_rows(
                     "checks": trail["checks"],
                     "grader_score": task.grade,
                     "review": review,
+                    "revision": revision,
                 },
             }
         )

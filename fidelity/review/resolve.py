@@ -5,11 +5,18 @@ A task is *agreed* when both annotators gave the same verdict on `correct` and
 (the final quality is their mean); otherwise it goes to adjudication, and the
 adjudicator's answers (where given) decide. Tasks with fewer than two review
 annotations stay *incomplete*.
+
+A revision (an edited question or corrected answer statements) needs two people: both
+annotators making the same edit, or the adjudicator. An edit only one annotator made
+(or two different edits) sends the task to adjudication, where the adjudicator's own
+edit wins and no edit keeps the original; an edit both annotators made stands unless
+the adjudicator edits the task.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from fidelity.review.agreement import review_pair
 from fidelity.review.labels import ADJUDICATION, Label
@@ -28,6 +35,7 @@ class Resolution:
     reviews: list[Label] = field(default_factory=list)
     adjudication: Label | None = None
     disagreements: list[str] = field(default_factory=list)
+    revision: dict[str, Any] | None = None  # {"question", "answer", "by"} when edited
 
     @property
     def final(self) -> bool:
@@ -46,7 +54,29 @@ def disagreements(a: Label, b: Label) -> list[str]:
         found.append("quality missing")
     elif abs(a.quality - b.quality) > QUALITY_TOLERANCE:
         found.append("quality")
+    if edit(a) != edit(b):
+        found.append("revision")
     return found
+
+
+Edit = tuple[str, tuple[str, ...]]
+
+
+def edit(label: Label) -> Edit:
+    """A label's edit of the question and answer ('' and () where unchanged)."""
+    return (label.revised_question, tuple(label.revised_answer))
+
+
+def revision(labels: list[Label]) -> dict[str, Any] | None:
+    """The edit the labels agree on, with who made it; None when nobody edited."""
+    if not labels or not labels[0].revised:
+        return None
+    question, answer = edit(labels[0])
+    return {
+        "question": question or None,
+        "answer": list(answer) or None,
+        "by": [label.annotator for label in labels],
+    }
 
 
 def resolve_task(task_id: str, labels: list[Label]) -> Resolution:
@@ -66,6 +96,7 @@ def resolve_task(task_id: str, labels: list[Label]) -> Resolution:
         evidence_mark=a.evidence_mark or b.evidence_mark,
         reviews=[a, b],
         disagreements=split,
+        revision=None if "revision" in split else revision([a, b]),
     )
     decided = [label for label in labels if label.round == ADJUDICATION]
     if decided:
@@ -77,6 +108,8 @@ def resolve_task(task_id: str, labels: list[Label]) -> Resolution:
         if judge.quality is not None:
             result.quality = float(judge.quality)
         result.evidence_mark = judge.evidence_mark or result.evidence_mark
+        if judge.revised:  # the adjudicator's edit wins; without one an agreed edit stands
+            result.revision = revision([judge])
         settled = None not in (result.correct, result.evidence_located, result.quality)
         result.state = "adjudicated" if settled else "adjudicate"
     return result

@@ -1,29 +1,37 @@
 """Export review tasks; import annotators' files, agree, route to adjudication, write the dataset.
 
-Imported answers accumulate in `OUT/review/labels.jsonl` (a re-imported file replaces
-its earlier answers, keyed by task, round and annotator), so the first import of the
-two annotators' files and the later import of the adjudicator's file each recompute
-everything from all answers so far.
+An import first reads and checks every file whole (values, columns, task ids,
+hand-written items' files and locators) and stores nothing if anything is wrong.
+Imported answers accumulate in `OUT/review/labels.jsonl`, keyed by task, round and
+annotator: a re-imported answer replaces its earlier self field by field, but an
+empty field never replaces a stored one, so re-importing a file changes nothing.
+Every import recomputes agreement, adjudication and the dataset from all answers so far.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
 
+from fidelity.config import Config
 from fidelity.pipeline import open_store
-from fidelity.review import formats
+from fidelity.review import curated, formats
 from fidelity.review.agreement import FieldAgreement, agreement
 from fidelity.review.calibration import Calibration, calibrate
 from fidelity.review.dataset import build_rows
-from fidelity.review.labels import ADJUDICATION, REVIEW, Label
+from fidelity.review.files import write_jsonl, write_text
+from fidelity.review.items import HandItem
+from fidelity.review.labels import ADJUDICATION, ANSWER_FIELDS, REVIEW, Label, ReviewFileError
 from fidelity.review.resolve import Resolution, resolve
 from fidelity.review.tasks import Task, build_tasks
 
 REVIEW_DIR = "review"
 LABELS = "labels.jsonl"
+LISTED = 20  # unknown task ids listed by name; the rest are counted
+SHOWN = ".shown.sha256"  # digest of what the adjudication files show
+EXPORTED = ".files"  # the adjudication files written for that digest
 
 
 @dataclass
@@ -35,13 +43,8 @@ class ImportResult:
     dropped: int
     adjudication_files: list[Path] = field(default_factory=list)
     calibration: Calibration | None = None
-
-
-def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
-    """Replace `path` with one JSON object per line (written aside, then moved in)."""
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
-    tmp.replace(path)
+    unknown: list[str] = field(default_factory=list)
+    added: list[curated.Added] = field(default_factory=list)
 
 
 def export_review(out: Path, format_name: str) -> list[Path]:
@@ -62,10 +65,48 @@ def load_labels(out: Path) -> list[Label]:
     return [Label(**json.loads(line)) for line in path.read_text().splitlines() if line]
 
 
+def _keep_answers(new: Label, old: Label) -> Label:
+    """`new`, with `old`'s answer in every field `new` leaves empty."""
+    given = {name: getattr(new, name) for name in ANSWER_FIELDS}
+    kept = {
+        name: getattr(old, name) if value in (None, "", []) else value
+        for name, value in given.items()
+    }
+    others = {f.name: getattr(new, f.name) for f in fields(Label) if f.name not in kept}
+    return Label(**others, **kept)
+
+
 def merge_labels(existing: list[Label], new: list[Label]) -> list[Label]:
+    """Stored answers updated by new ones; an empty new field never erases a stored answer."""
     merged = {label.key(): label for label in existing}
-    merged.update({label.key(): label for label in new})
+    for label in new:
+        old = merged.get(label.key())
+        merged[label.key()] = label if old is None else _keep_answers(label, old)
     return sorted(merged.values(), key=lambda label: label.key())
+
+
+def read_files(files: list[Path]) -> list[tuple[str, list[Label], list[HandItem]]]:
+    """Every file read and checked; one ReviewFileError listing all problems of all files."""
+    read, problems = [], []
+    for path in files:
+        try:
+            read.append(formats.read(path))
+        except ReviewFileError as error:
+            problems += error.problems
+        except (ValueError, OSError) as error:
+            problems.append(f"{path}: {error}")
+    if problems:
+        raise ReviewFileError(problems)
+    return read
+
+
+def unknown_tasks(labels: list[Label], tasks: dict[str, Task]) -> list[str]:
+    """One line per answer naming a task this run does not have, with its file and place."""
+    return [
+        f"{label.source}: {label.where}: task_id: unknown task {label.task_id!r}"
+        for label in labels
+        if label.task_id not in tasks
+    ]
 
 
 def import_review(
@@ -74,19 +115,38 @@ def import_review(
     min_quality: float = 1.0,
     human_ok: float = 3.0,
     adjudication_format: str | None = None,
+    allow_unknown: bool = False,
+    config: Config | None = None,
 ) -> ImportResult:
-    read = [formats.read(path) for path in files]
-    new = [label for _, labels in read for label in labels]
-    labels = merge_labels(load_labels(out), new)
-    folder = out / REVIEW_DIR
-    folder.mkdir(parents=True, exist_ok=True)
-    write_jsonl(folder / LABELS, [label.to_json() for label in labels])
+    """Check every file, then store answers and hand-written items and rebuild the dataset.
 
+    Raises ReviewFileError (nothing written) on any bad value, column, item or, unless
+    `allow_unknown`, any answer to a task this run does not have.
+    """
+    read = read_files(files)
+    labels = [label for _, found, _ in read for label in found]
+    items = [item for _, _, found in read for item in found]
     store = open_store(out)
     try:
+        matched, problems = curated.match(store, items)
         tasks = {task.id: task for task in build_tasks(store)}
+        unknown = unknown_tasks(labels, tasks)
+        if unknown and not allow_unknown:
+            problems += unknown[:LISTED]
+            if len(unknown) > LISTED:
+                problems.append(f"… and {len(unknown) - LISTED} more answers to unknown tasks")
+            problems.append("nothing was imported (--allow-unknown imports the known tasks)")
+        if problems:
+            raise ReviewFileError(problems)
+        added = curated.add(out, store, config or Config(), matched) if matched else []
+        if any(entry.status != curated.STORED for entry in added):
+            tasks = {task.id: task for task in build_tasks(store)}
+        known = [label for label in labels if label.task_id in tasks and label.answered]
+        merged = merge_labels(load_labels(out), known)
+        folder = out / REVIEW_DIR
+        write_jsonl(folder / LABELS, [label.to_json() for label in merged])
         by_task: dict[str, list[Label]] = {}
-        for label in labels:
+        for label in merged:
             if label.task_id in tasks:
                 by_task.setdefault(label.task_id, []).append(label)
         resolutions = resolve(by_task)
@@ -104,26 +164,44 @@ def import_review(
     for resolution in resolutions.values():
         states[resolution.state] = states.get(resolution.state, 0) + 1
     result = ImportResult(
-        labels=len(labels),
+        labels=len(merged),
         agreement=figures,
         states=states,
         dataset=len(rows),
         dropped=len(dropped),
         adjudication_files=adjudication,
         calibration=calibration,
+        unknown=unknown,
+        added=added,
     )
-    (folder / "report.md").write_text(report_markdown(result, len(tasks)))
+    write_text(folder / "report.md", report_markdown(result, len(tasks)))
     return result
 
 
 def _export_adjudication(
     out: Path, format_name: str, pending: list[Task], resolutions: dict[str, Resolution]
 ) -> list[Path]:
+    """The adjudicator's files, rewritten only when what they show changed.
+
+    A re-import of the same answers leaves them as they are, so an adjudicator filling
+    them in place loses nothing (a workbook's bytes would change with its save time).
+    """
     folder = out / REVIEW_DIR / ADJUDICATION / format_name
     if not pending:
         return []
     previous = {task.id: resolutions[task.id].reviews for task in pending}
-    return formats.FORMATS[format_name].export(pending, folder, out, ADJUDICATION, previous)
+    shown = [[task.id, [label.to_json() for label in previous[task.id]]] for task in pending]
+    digest = hashlib.sha256(json.dumps(shown, sort_keys=True).encode()).hexdigest()
+    stamp = folder / SHOWN
+    listed = folder / EXPORTED
+    if stamp.is_file() and stamp.read_text() == digest and listed.is_file():
+        paths = [folder / name for name in listed.read_text().splitlines()]
+        if all(path.is_file() for path in paths):
+            return paths
+    paths = formats.FORMATS[format_name].export(pending, folder, out, ADJUDICATION, previous)
+    write_text(listed, "".join(f"{path.name}\n" for path in paths))
+    write_text(stamp, digest)
+    return paths
 
 
 def _grader_pairs(

@@ -2,17 +2,18 @@
 
 Every module has `export(tasks, folder, out, round, previous) -> list[Path]` (`out` is
 the run folder the task images live in, `previous` the review labels an adjudicator
-sees) and `read(path) -> list[Label]`.
+sees) and `read(path) -> (labels, hand-written items)`, raising ReviewFileError (every
+problem with its line or row and field) for a file it cannot take whole.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from types import ModuleType
 
 from fidelity.review.formats import argilla, jsonl, labelstudio, xlsx
-from fidelity.review.labels import Label
+from fidelity.review.items import HandItem
+from fidelity.review.labels import Checker, Label, load_json
 
 FORMATS: dict[str, ModuleType] = {
     "labelstudio": labelstudio,
@@ -29,8 +30,7 @@ def detect(path: Path) -> str:
     if path.suffix == ".jsonl":
         return "jsonl"
     if path.suffix == ".json":
-        data = json.loads(path.read_text())
-        items = data if isinstance(data, list) else [data]
+        items = load_json(path, Checker(path))
         first = items[0] if items and isinstance(items[0], dict) else {}
         if "data" in first:
             return "labelstudio"
@@ -39,10 +39,8 @@ def detect(path: Path) -> str:
     raise ValueError(f"{path}: not a Label Studio, Argilla, xlsx or jsonl review file")
 
 
-def read(path: Path) -> tuple[str, list[Label]]:
-    """(format, answered labels) of one annotators' file; each remembers its source file."""
+def read(path: Path) -> tuple[str, list[Label], list[HandItem]]:
+    """(format, every label, hand-written items) of one file; raises on any problem."""
     name = detect(path)
-    labels = [label for label in FORMATS[name].read(path) if label.answered]
-    for label in labels:
-        label.source = str(path)
-    return name, labels
+    labels, items = FORMATS[name].read(path)
+    return name, labels, items

@@ -5,19 +5,22 @@ Records have the shape of `rg.Record.to_dict()` / `Record.from_dict()` (the
 "suggestions", "responses", "vectors"}`, with `responses` as
 `{question: [{"value", "user_id"}]}` (status, when an export carries it, is honoured:
 discarded answers are skipped). `settings.json` follows `rg.Settings.serialize()`
-(load it with `rg.Settings.from_json`). Two annotators per task: create the dataset
-with `distribution=rg.TaskDistribution(min_submitted=2)`.
+(load it with `rg.Settings.from_json`); it carries the task distribution of two
+submissions per record (`rg.TaskDistribution(min_submitted=2)`).
 """
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from fidelity.review.labels import REVIEW, Label, describe, quality, yes_no
+from fidelity.review.files import write_json
+from fidelity.review.items import HandItem
+from fidelity.review.labels import REVIEW, Checker, Label, describe, load_json
 from fidelity.review.tasks import Task, data_uri, image_path
+
+SUBMISSIONS = 2
 
 
 def _text_field(name: str, title: str, required: bool = True) -> dict[str, Any]:
@@ -33,6 +36,11 @@ def _choice(name: str, title: str) -> dict[str, Any]:
         "required": True,
         "settings": {"type": "label_selection", "options": options},
     }
+
+
+def _text_question(name: str, title: str) -> dict[str, Any]:
+    settings = {"type": "text", "use_markdown": False}
+    return {"name": name, "title": title, "required": False, "settings": settings}
 
 
 SETTINGS: dict[str, Any] = {
@@ -75,17 +83,18 @@ SETTINGS: dict[str, Any] = {
             "required": True,
             "settings": {"type": "rating", "options": [{"value": n} for n in range(1, 6)]},
         },
-        {
-            "name": "comment",
-            "title": "Comment",
-            "required": False,
-            "settings": {"type": "text", "use_markdown": False},
-        },
+        _text_question("comment", "Comment"),
+        _text_question("revised_question", "Edit the question (leave empty to keep it)"),
+        _text_question(
+            "revised_answer", "Correct the answer: one statement per line (leave empty to keep it)"
+        ),
     ],
     "vectors": [],
     "metadata": [],
     "allow_extra_metadata": True,
+    "distribution": {"strategy": "overlap", "min_submitted": SUBMISSIONS},
 }
+QUESTIONS = tuple(question["name"] for question in SETTINGS["questions"])
 
 
 def record(task: Task, out: Path, round_: str, previous: list[Label]) -> dict[str, Any]:
@@ -112,12 +121,11 @@ def record(task: Task, out: Path, round_: str, previous: list[Label]) -> dict[st
 def export(
     tasks: list[Task], folder: Path, out: Path, round_: str, previous: dict[str, list[Label]]
 ) -> list[Path]:
-    folder.mkdir(parents=True, exist_ok=True)
     records = [record(task, out, round_, previous.get(task.id, [])) for task in tasks]
     records_path = folder / "records.json"
-    records_path.write_text(json.dumps(records, ensure_ascii=False, indent=1))
+    write_json(records_path, records)
     settings_path = folder / "settings.json"
-    settings_path.write_text(json.dumps(SETTINGS, indent=1))
+    write_json(settings_path, SETTINGS)
     return [records_path, settings_path]
 
 
@@ -129,31 +137,53 @@ def _mark(value: Any, text: str) -> str:
     return " … ".join(text[span["start"] : span["end"]] for span in spans if isinstance(span, dict))
 
 
-def read(path: Path) -> list[Label]:
-    """One Label per (record, user) with at least one submitted answer."""
+def read(path: Path) -> tuple[list[Label], list[HandItem]]:
+    """One Label per (record, user) with at least one answer that was not discarded."""
+    check = Checker(path)
     labels = []
-    for item in json.loads(path.read_text()):
-        metadata = item.get("metadata") or {}
-        task_id = str(metadata.get("task_id") or item["id"])
-        round_ = metadata.get("round", REVIEW)
+    for number, item in enumerate(load_json(path, check), start=1):
+        metadata = (item.get("metadata") if isinstance(item, dict) else None) or {}
+        where = f"record {number} (id {item.get('id', '?')})" if isinstance(item, dict) else ""
+        task_id = str(metadata.get("task_id") or "")
+        if not task_id:
+            check.fail(
+                where or f"record {number}", "metadata.task_id", "missing: not a fidelity record"
+            )
+            continue
+        round_ = check.round(metadata.get("round", REVIEW), where)
         evidence = (item.get("fields") or {}).get("evidence_text", "")
         answers: dict[str, dict[str, Any]] = defaultdict(dict)
         for question, responses in (item.get("responses") or {}).items():
+            if question not in QUESTIONS:
+                check.fail(where, question, f"unknown question (expected: {', '.join(QUESTIONS)})")
+                continue
             for response in responses:
                 if response.get("status") == "discarded":
                     continue
                 answers[str(response.get("user_id"))][question] = response.get("value")
         for user, given in answers.items():
+            at = f"{where}, user {user}"
             labels.append(
                 Label(
                     task_id=task_id,
                     annotator=user,
                     round=round_,
-                    correct=yes_no(given.get("correct")),
-                    evidence_located=yes_no(given.get("evidence_located")),
+                    correct=check.yes_no(given.get("correct"), at, "correct"),
+                    evidence_located=check.yes_no(
+                        given.get("evidence_located"), at, "evidence_located"
+                    ),
                     evidence_mark=_mark(given.get("evidence_mark"), evidence),
-                    quality=quality(given.get("quality")),
-                    comment=str(given.get("comment") or ""),
+                    quality=check.quality(given.get("quality"), at, "quality"),
+                    comment=check.text(given.get("comment"), at, "comment"),
+                    revised_question=check.text(
+                        given.get("revised_question"), at, "revised_question"
+                    ),
+                    revised_answer=check.statements(
+                        given.get("revised_answer"), at, "revised_answer"
+                    ),
+                    source=str(path),
+                    where=where,
                 )
             )
-    return labels
+    check.done()
+    return labels, []

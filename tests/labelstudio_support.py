@@ -1,0 +1,248 @@
+"""A real Label Studio on 127.0.0.1 for the review tests, and headless Chromium screenshots of it.
+
+Label Studio runs from its own venv (.ci/run installs it at /opt/label-studio;
+LABEL_STUDIO_BIN overrides the path) with a fresh data folder and a known admin and
+API token. Chromium (Debian's `chromium`, CHROMIUM_BIN overrides) is driven over the
+DevTools protocol: it gets the Label Studio session cookie, opens a task and
+screenshots it.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+LABEL_STUDIO = Path(os.environ.get("LABEL_STUDIO_BIN", "/opt/label-studio/bin/label-studio"))
+ADMIN = "admin@example.com"
+PASSWORD = "fidelity-review-1"
+TOKEN = "fidelity-review-token"
+START_TIMEOUT = 240.0
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+
+
+def chromium_binary() -> str | None:
+    return os.environ.get("CHROMIUM_BIN") or shutil.which("chromium")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class LabelStudio:
+    """One Label Studio server process with its own data folder; `stop()` ends it."""
+
+    def __init__(self, data: Path) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = data / "label-studio.log"
+        command = [
+            str(LABEL_STUDIO),
+            "start",
+            "--no-browser",
+            "--port",
+            str(self.port),
+            "--internal-host",
+            "127.0.0.1",
+            "--host",
+            self.url,
+            "--username",
+            ADMIN,
+            "--password",
+            PASSWORD,
+            "--user-token",
+            TOKEN,
+            "--enable-legacy-api-token",
+        ]
+        env = {**os.environ, "LABEL_STUDIO_BASE_DATA_DIR": str(data / "base")}
+        with self.log.open("w") as log:
+            self.process = subprocess.Popen(
+                command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        self.api = httpx.Client(
+            base_url=self.url, headers={"Authorization": f"Token {TOKEN}"}, timeout=120
+        )
+
+    def wait_ready(self) -> None:
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"Label Studio exited: {self.log.read_text()[-2000:]}")
+            try:
+                if self.api.get("/api/current-user/whoami").status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(1.0)
+        raise RuntimeError(f"Label Studio not ready: {self.log.read_text()[-2000:]}")
+
+    def stop(self) -> None:
+        self.api.close()
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+
+    def call(self, method: str, path: str, **kwargs: Any) -> Any:
+        response = self.api.request(method, path, **kwargs)
+        if response.status_code >= 400:
+            raise AssertionError(f"{method} {path}: {response.status_code} {response.text[:800]}")
+        return response.json() if response.content else None
+
+    def session_cookies(self) -> dict[str, str]:
+        """Cookies of a browser session logged in as the admin (Label Studio's login form)."""
+        with httpx.Client(base_url=self.url, timeout=60) as browser:
+            browser.get("/user/login/")
+            browser.post(
+                "/user/login/",
+                data={
+                    "email": ADMIN,
+                    "password": PASSWORD,
+                    "csrfmiddlewaretoken": browser.cookies["csrftoken"],
+                },
+                headers={"Referer": f"{self.url}/user/login/"},
+            )
+            return {cookie.name: cookie.value for cookie in browser.cookies.jar}
+
+    def snapshot_export(self, project: int) -> list[dict[str, Any]]:
+        """A JSON export snapshot with annotators as objects (id, e-mail, names)."""
+        options = {"annotations__completed_by": {"only_id": False}}
+        created = self.call(
+            "POST",
+            f"/api/projects/{project}/exports",
+            json={"title": "fidelity", "serialization_options": options},
+        )
+        path = f"/api/projects/{project}/exports/{created['id']}"
+        for _ in range(120):
+            if self.call("GET", path)["status"] == "completed":
+                break
+            time.sleep(0.5)
+        return self.call("GET", f"{path}/download", params={"exportType": "JSON"})
+
+
+# The largest loaded picture of the page of a given natural size (Label Studio shows a
+# task's data-URI picture through a blob: URL; the data manager's table shows thumbnails).
+FIND_PICTURE = """(() => {
+  const shown = [...document.querySelectorAll('img')].filter(
+    (img) => img.complete && img.naturalWidth === WIDTH && img.naturalHeight === HEIGHT);
+  const box = (img) => img.getBoundingClientRect();
+  const area = (img) => box(img).width * box(img).height;
+  if (!shown.length) return null;
+  const big = shown.reduce((a, b) => (area(a) >= area(b) ? a : b));
+  const r = box(big);
+  return {x: r.x + window.scrollX, y: r.y + window.scrollY, width: r.width, height: r.height,
+          natural: [big.naturalWidth, big.naturalHeight]};
+})()"""
+
+
+def screenshot(
+    url: str,
+    cookies: dict[str, str],
+    size: tuple[int, int],
+    profile: Path,
+    smallest: tuple[int, int] = (100, 50),
+    timeout: float = 90.0,
+) -> tuple[bytes, dict[str, Any] | None]:
+    """(PNG of the page at `url`, the box of its largest shown picture of natural `size`).
+
+    Waits until such a picture is shown at least `smallest` (larger than the data
+    manager's thumbnails), or `timeout` passes.
+    """
+    binary = chromium_binary()
+    assert binary, "chromium is not installed"
+    process = subprocess.Popen(
+        [
+            binary,
+            *CHROMIUM_FLAGS,
+            f"--user-data-dir={profile}",
+            "--remote-debugging-port=0",
+            "--window-size=1280,2400",
+            "about:blank",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        script = FIND_PICTURE.replace("WIDTH", str(size[0])).replace("HEIGHT", str(size[1]))
+        return _capture(process, url, cookies, script, profile, smallest, timeout)
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
+
+
+def _capture(
+    process: subprocess.Popen,
+    url: str,
+    cookies: dict[str, str],
+    script: str,
+    profile: Path,
+    smallest: tuple[int, int],
+    timeout: float,
+) -> tuple[bytes, dict[str, Any] | None]:
+    from websockets.sync.client import connect
+
+    port_file = profile / "DevToolsActivePort"
+    deadline = time.monotonic() + timeout
+    while not (port_file.is_file() and port_file.read_text().strip()):
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError("chromium did not open its DevTools port")
+        time.sleep(0.1)
+    port = int(port_file.read_text().split()[0])
+    pages = httpx.get(f"http://127.0.0.1:{port}/json/list", timeout=30).json()
+    page = next(target for target in pages if target["type"] == "page")
+    ids = itertools.count(1)
+    with connect(page["webSocketDebuggerUrl"], max_size=None) as socket_:
+
+        def call(method: str, **params: Any) -> dict[str, Any]:
+            number = next(ids)
+            socket_.send(json.dumps({"id": number, "method": method, "params": params}))
+            while True:
+                message = json.loads(socket_.recv(timeout=timeout))
+                if message.get("id") == number:
+                    if "error" in message:
+                        raise RuntimeError(f"{method}: {message['error']}")
+                    return message["result"]
+
+        origin = url.split("/", 3)
+        for name, value in cookies.items():
+            call("Network.setCookie", name=name, value=value, url="/".join(origin[:3]))
+        call("Page.enable")
+        call("Page.navigate", url=url)
+        box = None
+        while time.monotonic() < deadline:
+            found = call("Runtime.evaluate", expression=script, returnByValue=True)
+            box = found["result"].get("value")
+            if box and box["width"] >= smallest[0] and box["height"] >= smallest[1]:
+                break
+            time.sleep(0.5)
+        time.sleep(1.0)  # let the layout settle around the picture
+        if box:
+            found = call("Runtime.evaluate", expression=script, returnByValue=True)
+            box = found["result"].get("value") or box
+        shot = call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
+    return base64.b64decode(shot["data"]), box
