@@ -1,6 +1,7 @@
 """The run's filter funnel: candidates, how many survive each check in turn, how many are kept.
 
-Checks run in a fixed order (no-context, the ablation views, grading, de-duplication)
+Checks run in a fixed order (guessability, no-context, the ablation views, grading,
+de-duplication)
 and a candidate stops at the first that rejects it, so the survivors of each stage are
 the candidates not rejected by it or by any earlier stage. Counted for the whole run,
 per application and per application × category, and written to OUT/funnel.md.
@@ -13,9 +14,9 @@ from dataclasses import dataclass, field
 
 from fidelity.model import TAXONOMY
 from fidelity.store import RunStore
-from filters import dedup, grading
+from filters import dedup, grading, guessability
 
-STAGES = ("no-context", "ablation", "grade", "dedup")
+STAGES = (guessability.CHECK, "no-context", "ablation", "grade", "dedup")
 LEAKAGE = "lexical-leakage"
 
 
@@ -92,9 +93,9 @@ def _line(label: str, row: Row) -> str:
 
 def markdown(funnel: Funnel, mode: str) -> str:
     header = [
-        "| | candidates | after no-context | after ablation | after "
-        f"{grading.CHECK} | after {dedup.CHECK} | kept | unverified |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        f"| | candidates | after {guessability.CHECK} | after no-context | after ablation | "
+        f"after {grading.CHECK} | after {dedup.CHECK} | kept | unverified |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     offline = " The no-context check and grading need a model: offline they drop nothing."
     lines = [

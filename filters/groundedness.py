@@ -1,7 +1,8 @@
-"""Groundedness checks for a document's candidates: no-context, then each ablation view.
+"""Groundedness checks for a document's candidates: guessability, no-context, each ablation view.
 
-The cheap lexical leakage test runs first on every view; a model answerer (when
-one is configured) is asked only where the leakage test did not already decide.
+The offline guessability check (filters.guessability) runs first. On every view the
+cheap lexical leakage test runs before the model answerer (when one is configured),
+which is asked only where the leakage test did not already decide.
 Each check becomes a Decision carrying the view, the context hash and the evidence.
 """
 
@@ -14,7 +15,7 @@ from typing import Protocol, TypeVar
 
 from extractors.views import RenderedView, View, no_context, render
 from fidelity.model import Candidate, Decision, Document
-from filters import leakage
+from filters import guessability, leakage
 from filters.ablation import ablation_views
 
 T = TypeVar("T")
@@ -80,6 +81,8 @@ def _check(
     document: Document, candidate: Candidate, views: ViewCache, answerer: Answerer | None
 ) -> Outcome:
     outcome = Outcome(candidate)
+    if not _record(outcome, guessability.check(document, candidate), ""):
+        return outcome
     empty = no_context()
     if answerer is None:
         decision = Decision(
@@ -133,7 +136,11 @@ def _record(outcome: Outcome, decision: Decision, context: str) -> bool:
     if decision.verdict == "fail":
         outcome.status = "rejected"
         outcome.rejected_by = decision.check
-        outcome.reason = f"answerable from view {decision.view}: {decision.reason}"
+        outcome.reason = (
+            f"guessable without the file: {decision.reason}"
+            if decision.check == guessability.CHECK
+            else f"answerable from view {decision.view}: {decision.reason}"
+        )
         return False
     if decision.verdict == "unverified" and outcome.status == "kept":
         outcome.status = "unverified"
