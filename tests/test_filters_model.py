@@ -240,14 +240,15 @@ def test_memorisable_question_is_dropped_by_the_no_context_check(filtered, stub)
     _, candidates, outcomes, _ = filtered
     memo = outcomes[candidates["memorisable"].id]
     assert memo.status == "rejected" and memo.rejected_by == "no-context"
-    (decision, context), *rest = memo.decisions
+    (guess, _), (decision, context), *rest = memo.decisions
+    assert guess.check == "guessable" and guess.verdict == "pass"
     assert not rest and context == "" and decision.verdict == "fail"
     assert decision.answered == "100 degrees Celsius"
     assert decision.match == "normalized:number" and decision.model_call
     asked = [b for b in answer_requests(stub) if question_of(b) == memo.candidate.question]
     assert len(asked) == 1 and document_of(asked[0]) is None
     others = [o for o in outcomes.values() if o.candidate.id != memo.candidate.id]
-    assert all(o.decisions[0][0].verdict == "pass" for o in others)
+    assert all(o.decisions[1][0].verdict == "pass" for o in others)
 
 
 def test_leakage_decides_first_and_saves_the_model_call(filtered, stub):
@@ -484,15 +485,15 @@ def test_a_failed_model_call_keeps_the_lexical_verdict_and_replays(tmp_path, mon
             store_outcomes(store, outcomes)
     by_name = {name: outcomes[i] for i, name in enumerate(candidates)}
     for outcome in by_name.values():
-        first = outcome.decisions[0][0]
+        first = outcome.decisions[1][0]
         assert first.check == "no-context" and first.verdict == "skipped"
         assert "no usable model answer" in first.reason and first.model_call
-        for decision, _ in outcome.decisions[1:]:
+        for decision, _ in outcome.decisions[2:]:
             if decision.check.startswith("ablation:"):
                 assert decision.match == "lexical-leakage"
     header = by_name["header"]  # "v7" is too short for the leakage test: left unverified
     assert header.status == "unverified"
-    assert "no usable model answer" in header.decisions[1][0].reason
+    assert "no usable model answer" in header.decisions[2][0].reason
     assert by_name["leaky"].rejected_by == "ablation:without"
     assert by_name["table"].decisions[-1][0].verdict == "skipped"  # the grader failed too
     assert replay_file(store, document.sha256, tmp_path, Config()).differences == []
@@ -509,7 +510,7 @@ def test_a_long_view_is_cut_and_the_cut_text_is_what_is_stored(stub, tmp_path):
     )
     stages, _ = default_stages(config, store, tmp_path)
     (outcome,) = filter_candidates(document, [table], stages)
-    for _, context in outcome.decisions[1:]:
+    for _, context in outcome.decisions[2:]:
         assert context.endswith(TRUNCATED) and len(context) <= 120 + len(TRUNCATED)
         assert any(document_of(b) == context for b in answer_requests(stub))
     store.close()
