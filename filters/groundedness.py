@@ -16,7 +16,8 @@ from typing import Protocol, TypeVar
 from extractors.views import RenderedView, View, no_context, render
 from fidelity.model import Candidate, Decision, Document
 from filters import guessability, leakage
-from filters.ablation import ablation_views
+from filters.ablation import ablation_views, target_ids
+from filters.elements import ElementIndex
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -49,6 +50,7 @@ class ViewCache:
 
     def __init__(self, document: Document) -> None:
         self.document = document
+        self.elements = ElementIndex(document)
         self.cache: dict[str, tuple[RenderedView, leakage.Lines]] = {}
         self.normalised: dict[str, str] = {}
         self.lock = threading.Lock()
@@ -100,10 +102,19 @@ def _check(
     if not _record(outcome, decision, empty.text):
         return outcome
     artifact = document.artifact(candidate.artifact_id)
+    related = target_ids(document, artifact)
     for view in ablation_views(document, artifact):
         rendered, view_lines = views.get(view)
         check = f"ablation:{view.name.split(':')[0]}"
-        result = leakage.test(view_lines, candidate.probe)
+        result = leakage.test_elements(
+            view_lines,
+            candidate.probe,
+            artifact,
+            related,
+            views.elements,
+            view,
+            cloze=candidate.question_type.endswith("cloze"),
+        )
         decision = Decision(
             candidate_id=candidate.id,
             check=check,

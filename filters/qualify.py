@@ -10,31 +10,11 @@ this again (a replay) changes nothing.
 
 from __future__ import annotations
 
-import re
-
-from fidelity.model import Artifact, Candidate, Document
+from fidelity.model import Candidate, Document
 from fidelity.text import normalize
+from filters.elements import place
 
-_SHEET = re.compile(r"^(?:'((?:[^']|'')+)'|([^'!]+))!")
 LOWERED = frozenset("what which who whom how where when in on under is are does do".split())
-_SECTION = re.compile(r"in section '([^']+)'")
-
-
-def where(artifact: Artifact) -> str:
-    """Where an element sits, as a reader names it: a slide, a sheet or a section heading."""
-    facts = artifact.facts
-    if isinstance(facts.get("slide"), int):
-        return f"On slide {facts['slide']}"
-    sheet = facts.get("scope") or facts.get("sheet")
-    if not sheet and (found := _SHEET.match(artifact.locator)):
-        sheet = (found.group(1) or "").replace("''", "'") or found.group(2)
-    if sheet:
-        return f"On sheet '{sheet}'"
-    if found := _SECTION.search(artifact.locator):
-        return f"Under the heading “{found.group(1)}”"
-    if isinstance(facts.get("section"), int):
-        return f"In section {facts['section']}"
-    return ""
 
 
 def qualify(document: Document, candidates: list[Candidate]) -> list[Candidate]:
@@ -47,28 +27,28 @@ def qualify(document: Document, candidates: list[Candidate]) -> list[Candidate]:
         answers = {normalize(" ".join(candidates[i].answer)) for i in indices}
         if len(answers) < 2:
             continue
-        places = [_place(document, candidates[i]) for i in indices]
+        places = [_where(document, candidates[i]) for i in indices]
         if "" in places or len(set(places)) < len(places):
             continue
-        for index, place in zip(indices, places, strict=True):
-            out[index] = _with_place(candidates[index], place)
+        for index, where in zip(indices, places, strict=True):
+            out[index] = _with_place(candidates[index], where)
     return out
 
 
-def _place(document: Document, candidate: Candidate) -> str:
+def _where(document: Document, candidate: Candidate) -> str:
     try:
-        place = where(document.artifact(candidate.artifact_id))
+        where = place(document.artifact(candidate.artifact_id))
     except KeyError:
         return ""
-    return "" if normalize(place) in normalize(candidate.question) else place
+    return "" if normalize(where) in normalize(candidate.question) else where
 
 
-def _with_place(candidate: Candidate, place: str) -> Candidate:
+def _with_place(candidate: Candidate, where: str) -> Candidate:
     question = candidate.question.strip()
     first, _, rest = question.partition(" ")
     if first.lower() in LOWERED:
         question = f"{first.lower()} {rest}"
-    question = f"{place}, {question}"
+    question = f"{where}, {question}"
     return candidate.model_copy(
         update={
             "question": question,
