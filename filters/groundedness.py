@@ -2,7 +2,8 @@
 
 The offline guessability check (filters.guessability) runs first. On every view the
 cheap lexical leakage test runs before the model answerer (when one is configured),
-which is asked only where the leakage test did not already decide.
+which is asked only where the leakage test did not already decide. In model mode the
+survivors must then be answerable from the file (filters.answerable).
 Each check becomes a Decision carrying the view, the context hash and the evidence.
 """
 
@@ -15,7 +16,7 @@ from typing import Protocol, TypeVar
 
 from extractors.views import RenderedView, View, no_context, render
 from fidelity.model import Candidate, Decision, Document
-from filters import guessability, leakage
+from filters import answerable, guessability, leakage
 from filters.ablation import ablation_views, target_ids
 from filters.elements import ElementIndex
 
@@ -138,6 +139,13 @@ def _check(
                 )
         if not _record(outcome, decision, context):
             return outcome
+    if answerer is None:
+        return outcome
+    for view in answerable.positive_views(document, artifact):
+        shown = answerer.shown(views.get(view)[0])
+        asked = answerer.check(candidate, shown, answerable.check_name(view))
+        if not _record(outcome, answerable.positive(asked), shown.text):
+            return outcome
     return outcome
 
 
@@ -147,11 +155,12 @@ def _record(outcome: Outcome, decision: Decision, context: str) -> bool:
     if decision.verdict == "fail":
         outcome.status = "rejected"
         outcome.rejected_by = decision.check
-        outcome.reason = (
-            f"guessable without the file: {decision.reason}"
-            if decision.check == guessability.CHECK
-            else f"answerable from view {decision.view}: {decision.reason}"
-        )
+        if decision.check == guessability.CHECK:
+            outcome.reason = f"guessable without the file: {decision.reason}"
+        elif decision.check.startswith(answerable.PREFIX):
+            outcome.reason = f"view {decision.view}: {decision.reason}"
+        else:
+            outcome.reason = f"answerable from view {decision.view}: {decision.reason}"
         return False
     if decision.verdict == "unverified" and outcome.status == "kept":
         outcome.status = "unverified"
