@@ -1,4 +1,5 @@
-"""Write the run's files from the store: questions, rejected, skipped, coverage, funnel."""
+"""Write the run's files from the store: questions, rejected, skipped, coverage, funnel,
+quality."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from fidelity import coverage
 from fidelity.config import CoverageConfig
 from fidelity.model import Candidate
 from fidelity.store import RunStore
-from filters import funnel
+from filters import funnel, quality
+
+SAMPLE_NAME = "quality-sample.tsv"
 
 
 def locators(store: RunStore) -> dict[tuple[str, str], str]:
@@ -84,10 +87,15 @@ def write_outputs(
     (out / "coverage.md").write_text(coverage.markdown(store, targets or CoverageConfig()))
     counts = funnel.compute(store)
     (out / "funnel.md").write_text(funnel.markdown(counts, mode))
+    graded = quality.compute(store)
+    sampled = quality.sample(graded)
+    (out / SAMPLE_NAME).write_text(quality.sample_tsv(sampled))
+    (out / "quality.md").write_text(quality.markdown(graded, SAMPLE_NAME, len(sampled)))
     return {
         "accepted": len(accepted),
         "unverified": sum(1 for row in accepted if row["status"] == "unverified"),
         "rejected": len(rejected),
         "skipped": len(skipped),
         "funnel": funnel.headline(counts),
+        "quality": quality.totals(graded),
     }
