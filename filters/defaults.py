@@ -11,7 +11,9 @@ import re
 # Question type -> answers that are the application's default for it (compared normalised).
 DEFAULT_ANSWERS: dict[str, frozenset[str]] = {
     "chart-legend": frozenset({"right", "r"}),
-    "layout-columns": frozenset({"1", "one", "1 column", "one column", "single column"}),
+    "layout-columns": frozenset(
+        {"1", "one", "1 column", "one column", "single column", "1 text column", "one text column"}
+    ),
     "layout-orientation": frozenset({"portrait", "portrait orientation"}),
     "layout-alignment": frozenset({"left", "left-aligned", "left aligned"}),
     "deck-language": frozenset({"en-us", "english (united states)"}),
@@ -23,14 +25,17 @@ DEFAULT_ANSWERS: dict[str, frozenset[str]] = {
     "header-field": frozenset({"page"}),
     "footer-field": frozenset({"page"}),
     "chart-title": frozenset({"chart title"}),
+    "chart-type": frozenset({"clustered column chart", "clustered column"}),
+    "table-style": frozenset({"TableStyleMedium2", "Table Style Medium 2"}),
     "metadata-PresentationFormat": frozenset(
         {"on-screen show (4:3)", "on-screen show 4:3", "widescreen"}
     ),
     "metadata-Template": frozenset({"normal", "normal.dotm", "normal.dot"}),
 }
 
-# The layout PowerPoint gives a new deck's first slide.
+# The layout PowerPoint gives a new deck's first slide, and every slide added after it.
 FIRST_SLIDE_LAYOUT = "title slide"
+NEW_SLIDE_LAYOUT = "title and content"
 
 # Body typefaces a new document gets (Word 2003, 2007-2019, 365; LibreOffice).
 DEFAULT_BODY_FONTS = frozenset({"times new roman", "calibri", "aptos", "liberation serif"})

@@ -136,6 +136,8 @@ def application_default(
     slide = (artifact.facts if artifact else {}).get("slide")
     if kind == "slide-layout" and slide == 1 and value == defaults.FIRST_SLIDE_LAYOUT:
         return candidate.probe.value, "the layout PowerPoint gives the first slide"
+    if kind == "slide-layout" and slide != 1 and value == defaults.NEW_SLIDE_LAYOUT:
+        return candidate.probe.value, "the layout PowerPoint gives a new slide"
     if kind in defaults.FONT_TYPES:
         return _default_font(document, candidate, value)
     return None

@@ -46,6 +46,7 @@ def test_first_slide_title_layout_and_en_us_are_defaults_other_layouts_are_not(t
 
     assert structures[1].facts["layout"] == "Title Slide" and layout_of(1) == "fail"
     assert structures[8].facts["layout"] == "Title and Table" and layout_of(8) == "pass"
+    assert structures[2].facts["layout"] == "Title and Content" and layout_of(2) == "fail"
     found = verdicts(typical)
     assert all(verdict == "fail" for _, verdict, _ in found["deck-language"])
     assert all(verdict == "pass" for _, verdict, _ in found["animation-effect"])
@@ -57,6 +58,8 @@ def test_document_default_font_and_portrait_layout_are_defaults(corpus, tmp_path
     body = found["font-body"]
     assert [(c.probe.value, v) for c, v, _ in body] == [("Calibri", "fail")]
     assert all(v == "fail" for _, v, _ in found["layout-orientation"])
+    columns = found["layout-columns"]
+    assert columns and all(v == "fail" for c, v, _ in columns if c.probe.value.startswith("1 "))
     # an emphasis question names its options in the question: that is no giveaway
     spans = found["font-span"]
     assert spans and all(v == "pass" for _, v, _ in spans)
