@@ -57,7 +57,7 @@ SYSTEM_NAME = re.compile(
 )
 # Identifiers nobody reads: GUIDs, long hex strings, build and version numbers.
 GUID = re.compile(r"\b[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}\b", re.I)
-LONG_HEX = re.compile(r"^(0x)?[0-9a-f]{16,}(_\d+)?$", re.IGNORECASE)
+LONG_HEX = re.compile(r"^(0x)?(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{12,}(_\d+)?$", re.I)
 BUILD_NUMBER = re.compile(r"^[a-z]{0,2}\d+(?:[.-]\d+){2,}$|^\d+\.0{2,}$", re.IGNORECASE)
 # Alt text the application writes by itself: the shape's own name or the picture's file name.
 AUTO_ALT_TEXT = re.compile(

@@ -8,8 +8,10 @@ the answer's words occur somewhere in the body.
 
 `test_elements` is element-aware: it reads every line of the view that holds the value
 and asks which element put it there (filters.elements). A line with the anchors rejects
-unless, for a question about an element's property, it comes from a different element
-of the same category (another slide's animation, another heading's size); for a cloze,
+unless, for a question about an element's property (formatting, layout, animation,
+position, colour, language), it comes from a different element of the same category
+(another slide's animation, another heading's size); content stated again elsewhere
+(the same equation or formula on another slide or sheet) still rejects; for a cloze,
 the missing word stated on the same slide by another kind of text or table (the slide's
 table for a speaker-note cloze) rejects too. The reason names the anchors and where the
 answer still appears.
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from extractors.views import View
+from extractors.views import FORMATTING_CATEGORIES, View
 from fidelity.model import Artifact, Probe, Verdict
 from fidelity.text import content_tokens, normalize, tokens
 from filters.elements import ElementIndex, place
@@ -29,6 +31,15 @@ ANCHOR_SHARE = 0.6
 SHORT_ANCHOR = 4
 SHINGLE_SHARE = 0.8
 SLIDE = "On slide "
+# Categories whose questions ask an element's property, not content it states.
+PROPERTY_CATEGORIES = FORMATTING_CATEGORIES | {
+    "Animations",
+    "Position/Association/Grouping",
+    "Shapes/Type & Color",
+    "Tables/Cell color coding",
+    "Language",
+    "Slide Properties - Hidden",
+}
 UNTESTABLE = frozenset({"yes", "no", "true", "false", "none", "n/a"})
 
 
@@ -140,10 +151,14 @@ def test_elements(
 
 
 def _sibling(owner: Artifact | None, target: Artifact, related: frozenset[str]) -> bool:
-    """A different element of the target's category, for a question about an element's property."""
+    """A different element of the target's category, for a question about an element's property.
+
+    Content (a cell, an equation, a formula, a link target) stated again by another element
+    still gives the answer away: only properties (a size, an effect, a position) are exempt.
+    """
     return (
         owner is not None
-        and target.modality != "text"
+        and target.category in PROPERTY_CATEGORIES
         and owner.id not in related
         and owner.category == target.category
     )

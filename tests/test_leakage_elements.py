@@ -70,7 +70,33 @@ def test_a_word_on_another_slide_does_not_reject_a_note_cloze(typical):
     assert decisions[1].view == "no-notes" and "appears" not in decisions[1].reason
 
 
-def test_the_same_formula_on_another_sheet_does_not_reject(corpus, tmp_path):
+def test_another_slide_s_shape_at_the_same_position_does_not_reject(corpus, tmp_path):
+    path = corpus / "powerpoint" / "aascu.org_hbcu_leadershipsummit_cooper_.pptx"
+    deck = load(path, "powerpoint", tmp_path)
+    structure = next(
+        a for a in deck.artifacts if a.kind == "slide-structure" and a.facts["slide"] == 1
+    )
+    value = "left 5.17 in, top 6.50 in"
+    question = "Where is the top-left corner of [Rectangle 9] on slide 1?"
+    item = candidate(
+        deck,
+        structure,
+        "shape-position",
+        question,
+        [f"[Rectangle 9] is placed at {value}."],
+        value=value,
+        anchor=["Shape [Rectangle 9] on slide 1"],
+    )
+    (decision,) = ablation(deck, item)
+    assert decision.verdict == "pass"
+    assert "only other elements state it: slide 3" in decision.reason
+    # the line-by-line test took slide 3's shape for the answer
+    view = ablation_views(deck, structure)[0]
+    lines = leakage.lines(render(deck, view).text)
+    assert leakage.test(lines, item.probe).verdict == "fail"
+
+
+def test_the_same_formula_on_another_sheet_still_gives_the_content_away(corpus, tmp_path):
     path = corpus / "excel" / "2023-half-year-analyses-by-segment.xlsx"
     document = load(path, "excel", tmp_path)
     formulas = {
@@ -86,15 +112,11 @@ def test_the_same_formula_on_another_sheet_does_not_reject(corpus, tmp_path):
         "What formula is entered in cell B18 of sheet 'OS-Rev.and results 30 06 2023'?",
         ["Cell B18 holds =SUM(B9:B17)."],
         value="=SUM(B9:B17)",
-        anchor=[target.locator],
+        anchor=["B18"],
     )
     decisions = ablation(document, item)
-    assert decisions and all(d.verdict == "pass" for d in decisions)
-    assert any(other.locator in d.reason and "only other elements" in d.reason for d in decisions)
-    # the line-by-line test without elements took the other sheet's formula as the answer
-    view = ablation_views(document, target)[0]
-    lines = leakage.lines(render(document, view).text)
-    assert leakage.test(lines, item.probe).verdict == "fail"
+    assert decisions[0].verdict == "fail"
+    assert f"by {other.locator}" in decisions[0].reason
 
 
 def test_an_element_of_another_category_stating_the_fact_still_rejects(typical):
