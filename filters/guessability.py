@@ -21,6 +21,7 @@ CHECK = "guessable"
 VIEW = "question"
 MATCH = "default-table"
 STEM = 4
+URL_SCHEME = re.compile(r"\b(?:https?|ftp)://|\bmailto:", re.IGNORECASE)
 OPTION_LIST = re.compile(r"\([^()]*,[^()]*\)")
 
 Finding = tuple[str, str]  # (what matched, why that makes it guessable)
@@ -87,15 +88,22 @@ def in_question(_: Document, __: Artifact | None, candidate: Candidate) -> Findi
     """The answer value stands in the question and the statements add no word of their own."""
     if not testable(candidate.probe.value):
         return None
-    question = normalize(candidate.question)
-    if f" {normalize(candidate.probe.value)} " not in f" {question} ":
+    question = normalize(_bare(candidate.question))
+    if f" {normalize(_bare(candidate.probe.value))} " not in f" {question} ":
         return None
-    choices = OPTION_LIST.sub(" ", candidate.question)  # "(bold, italic, underline)" only offers
+    choices = OPTION_LIST.sub(" ", _bare(candidate.question))  # "(bold, italic…)" only offers
     asked = {_stem(word) for word in content_tokens(choices)}
-    told = {_stem(word) for statement in candidate.answer for word in content_tokens(statement)}
+    told = {
+        _stem(word) for statement in candidate.answer for word in content_tokens(_bare(statement))
+    }
     if told - asked:
         return None
     return candidate.probe.value, "the answer already stands in the question"
+
+
+def _bare(text: str) -> str:
+    """Text with URL schemes dropped: a link shown as "www.x.org" points to "http://www.x.org"."""
+    return URL_SCHEME.sub("", text)
 
 
 def _stem(word: str) -> str:

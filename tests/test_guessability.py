@@ -112,6 +112,12 @@ def test_identifiers_alt_text_and_giveaways(typical):
     )
     assert given.verdict == "fail" and given.answered == "Typical Presentation"
     assert ask(title, "slide-title", "What is the title?", "Typical Presentation").verdict == "pass"
+    link = "Which address does the hyperlink “www.x.org/a.html” point to?"
+    assert ask(title, "hyperlink-target", link, "http://www.x.org/a.html").verdict == "fail"
+    mail = "Which address does the hyperlink “jo@x.org” point to?"
+    assert ask(title, "hyperlink-target", mail, "mailto:jo@x.org").verdict == "fail"
+    other = "Which address does the hyperlink “our site” point to?"
+    assert ask(title, "hyperlink-target", other, "http://www.x.org/").verdict == "pass"
 
 
 def test_a_guessable_candidate_stops_before_any_other_check(typical):
