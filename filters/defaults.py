@@ -20,6 +20,7 @@ DEFAULT_ANSWERS: dict[str, frozenset[str]] = {
     "run-language": frozenset({"en-us", "english (united states)"}),
     "language": frozenset({"en-us", "english (united states)"}),
     "ink-colour": frozenset({"black", "#000000", "000000"}),
+    "ink-colours": frozenset({"black", "#000000", "000000"}),
     "font-span": frozenset({"black", "automatic", "auto", "#000000", "000000"}),
     "highlight-colour": frozenset({"yellow", "#ffff00", "ffff00"}),
     "header-field": frozenset({"page"}),
@@ -32,6 +33,11 @@ DEFAULT_ANSWERS: dict[str, frozenset[str]] = {
     ),
     "metadata-Template": frozenset({"normal", "normal.dotm", "normal.dot"}),
 }
+
+# Question types whose default is the application's language only when the file's main
+# language is that default too (a run tagged en-US in an en-GB deck is worth asking).
+LANGUAGE_TYPES = frozenset({"run-language"})
+DEFAULT_LANGUAGE = "en-us"
 
 # The layout PowerPoint gives a new deck's first slide, and every slide added after it.
 FIRST_SLIDE_LAYOUT = "title slide"

@@ -139,7 +139,11 @@ def application_default(
 ) -> Finding | None:
     value = normalize(candidate.probe.value)
     kind = candidate.question_type
-    if value in _normalised(defaults.DEFAULT_ANSWERS.get(kind, frozenset())):
+    differs = kind in defaults.LANGUAGE_TYPES and _main_language(document) not in (
+        "",
+        defaults.DEFAULT_LANGUAGE,
+    )
+    if not differs and value in _normalised(defaults.DEFAULT_ANSWERS.get(kind, frozenset())):
         return candidate.probe.value, f"an application default for {kind}"
     slide = (artifact.facts if artifact else {}).get("slide")
     if kind == "slide-layout" and slide == 1 and value == defaults.FIRST_SLIDE_LAYOUT:
@@ -149,6 +153,12 @@ def application_default(
     if kind in defaults.FONT_TYPES:
         return _default_font(document, candidate, value)
     return None
+
+
+def _main_language(document: Document) -> str:
+    """The language most of the file is tagged with ('' when the file does not say)."""
+    deck = next((a for a in document.artifacts if a.kind == "deck-language"), None)
+    return normalize(str(deck.facts.get("lang") or "")) if deck is not None else ""
 
 
 def _default_font(document: Document, candidate: Candidate, value: str) -> Finding | None:

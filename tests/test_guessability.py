@@ -126,3 +126,16 @@ def test_a_guessable_candidate_stops_before_any_other_check(typical):
     assert outcome.status == "rejected" and outcome.rejected_by == guessability.CHECK
     assert [d.check for d, _ in outcome.decisions] == [guessability.CHECK]
     assert outcome.reason.startswith("guessable without the file")
+
+
+def test_en_us_is_a_default_only_where_the_file_is_mostly_en_us(corpus, typical, tmp_path):
+    british = load(corpus / "powerpoint" / "60810.pptx", "powerpoint", tmp_path)
+
+    def tagged(document: Document) -> str:
+        deck = next(a for a in document.artifacts if a.kind == "deck-language")
+        question = "Which language is the text “The benefits we are seeking” tagged with?"
+        made = candidate(document, deck, "run-language", question, ["It is en-US."], "en-US")
+        return f"{deck.facts['lang']}:{guessability.check(document, made).verdict}"
+
+    assert tagged(typical) == "en-US:fail"
+    assert tagged(british) == "en-GB:pass"
