@@ -130,8 +130,9 @@ def _check(
         if answerer is not None and result.verdict != "fail":
             shown = answerer.shown(rendered)
             asked = answerer.check(candidate, shown, check)
-            if asked.verdict != "skipped":
-                decision, context = asked, shown.text
+            if asked.verdict != "skipped":  # the model decides; the lexical finding stays shown
+                reason = f"{asked.reason}; lexical test: {decision.reason}"
+                decision, context = asked.model_copy(update={"reason": reason}), shown.text
             else:  # no usable model answer: the lexical verdict stands, with the reason
                 reason = f"{decision.reason}; {asked.reason}"
                 decision = decision.model_copy(
