@@ -13,6 +13,7 @@ from fidelity.config import Config
 from fidelity.hashing import file_sha256
 from fidelity.pipeline import build, load_document, open_store
 from filters.explain import explain
+from filters.quality import headline as quality_headline
 from ingest.discover import discover
 from ingest.prepare import NotReadable
 
@@ -44,6 +45,7 @@ def cmd_build(args: argparse.Namespace, config: Config) -> int:
         f"{summary['skipped']} files skipped -> {args.out}"
     )
     print(f"funnel: {summary['funnel']}")
+    print(f"quality: {quality_headline(summary['quality'])}")
     return 0
 
 

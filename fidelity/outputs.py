@@ -1,5 +1,5 @@
 """Write the run's files from the store: questions, rejected, incomplete, skipped, coverage,
-funnel, report."""
+funnel, quality, report."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from fidelity.config import CoverageConfig
 from fidelity.model import Candidate
 from fidelity.report import write_report
 from fidelity.store import RunStore
-from filters import funnel
+from filters import funnel, quality
+
+SAMPLE_NAME = "quality-sample.tsv"
 
 
 def locators(store: RunStore) -> dict[tuple[str, str], str]:
@@ -90,6 +92,10 @@ def write_outputs(
     (out / "coverage.md").write_text(coverage.markdown(store, targets or CoverageConfig()))
     counts = funnel.compute(store)
     (out / "funnel.md").write_text(funnel.markdown(counts, mode))
+    graded = quality.compute(store)
+    sampled = quality.sample(graded)
+    (out / SAMPLE_NAME).write_text(quality.sample_tsv(sampled))
+    (out / "quality.md").write_text(quality.markdown(graded, SAMPLE_NAME, len(sampled)))
     write_report(store, out, targets)
     return {
         "accepted": len(accepted),
@@ -98,4 +104,5 @@ def write_outputs(
         "incomplete": len(incomplete),
         "skipped": len(skipped),
         "funnel": funnel.headline(counts),
+        "quality": quality.totals(graded),
     }

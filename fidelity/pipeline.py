@@ -29,6 +29,7 @@ from filters.answerer import ModelAnswerer
 from filters.grading import Grader
 from filters.groundedness import Answerer, Mapper, Outcome, check_document
 from filters.matching import Matcher
+from filters.qualify import qualify
 from generators import rules
 from generators.model import ModelGenerators
 from ingest.analyze import FileRecord
@@ -119,8 +120,10 @@ def filter_candidates(
 ) -> list[Outcome]:
     """Every per-file filter on a document's candidates (the build, `regen` and replay share it).
 
-    Groundedness first, then (in model mode) quality grading of the survivors.
+    Questions recurring with other answers are qualified, groundedness is checked, then
+    (in model mode) the survivors are graded.
     """
+    candidates = qualify(document, candidates)
     outcomes = check_document(document, candidates, stages.answerer, stages.map)
     if stages.grader is not None:
         stages.grader.grade_outcomes(document, outcomes, stages.map)

@@ -1,7 +1,9 @@
 """Which views a candidate must fail to be answerable from, by the target's modality.
 
 text chunk -> document minus the chunk; table -> every table but the target, and
-text only; image/chart -> text only (charts also minus their metadata);
+text only; image -> the document with its pictures removed and nothing else (a table
+that restates a picture still counts); chart -> text only, and minus the chart's
+metadata;
 app-specific element -> minus the element, and minus its whole category group.
 """
 
@@ -43,8 +45,10 @@ def ablation_views(document: Document, artifact: Artifact) -> list[View]:
     if artifact.modality == "table":
         return [View(f"tables-except:{artifact.id}", exclude=target), views["text-only"]]
     if artifact.modality == "visual":
-        text_only = views["text-only"]
-        return [text_only, without_target] if artifact.category == "Chart" else [text_only]
+        if artifact.category == "Chart":
+            return [views["text-only"], without_target]
+        pictures = ids_where(document, lambda a: a.modality == "visual" and a.category != "Chart")
+        return [View("no-images", exclude=pictures | target)]
     out = [without_target]
     for name, predicate in GROUP_VIEWS.items():
         if predicate(artifact):

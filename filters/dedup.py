@@ -1,10 +1,14 @@
-"""Run-wide question de-duplication with datasketch MinHash LSH.
+"""Element-aware question de-duplication with datasketch MinHash LSH.
 
 Candidates are visited in stable order; the first of a near-duplicate cluster is
 kept (the better-graded one, when grades exist), the rest rejected with a pointer
-to the survivor and the estimated Jaccard similarity. Across files, a near-duplicate
-question counts only when it also has the same answer (`same_file_or_answer`): "Who
-is the author?" asked of two files is two questions, the same fact asked twice is one.
+to the survivor and the estimated Jaccard similarity. A near-duplicate question counts
+only when it also has the same answer and, within a file, is about the same element
+(`same_file_or_answer`): questions on two columns of one table row, two hyperlinks or
+the 2nd and 3rd sheet names are two questions. Across files the same answer is enough:
+"Who is the author?" asked of two files is two questions, the same fact asked twice is
+one. The very same question text with different answers in one file cannot be answered
+(filters.qualify names their sheet, slide or section when it can): each is rejected.
 """
 
 from __future__ import annotations
@@ -39,9 +43,42 @@ def _bands() -> tuple[int, int]:
 
 
 def same_file_or_answer(first: Candidate, second: Candidate) -> bool:
-    if first.file_sha == second.file_sha:
-        return True
-    return normalize(" ".join(first.answer)) == normalize(" ".join(second.answer))
+    """Whether a near-duplicate question repeats the other: same answer, and same element."""
+    if _answer(first) != _answer(second):
+        return False
+    return first.file_sha != second.file_sha or first.artifact_id == second.artifact_id
+
+
+def _answer(candidate: Candidate) -> str:
+    return normalize(" ".join(candidate.answer))
+
+
+def ambiguous(candidates: list[Candidate]) -> list[Decision]:
+    """A 'fail' for each question whose exact text has another answer in the same file."""
+    groups: dict[tuple[str, str], list[Candidate]] = {}
+    for candidate in candidates:
+        groups.setdefault((candidate.file_sha, normalize(candidate.question)), []).append(candidate)
+    decisions = []
+    for group in groups.values():
+        answers = sorted({_answer(candidate) for candidate in group})
+        if len(answers) < 2:
+            continue
+        for candidate in group:
+            others = sorted(other.id for other in group if other is not candidate)
+            decisions.append(
+                Decision(
+                    candidate_id=candidate.id,
+                    check=CHECK,
+                    view="questions",
+                    context_hash="",
+                    answered=",".join(others),
+                    match="same-question",
+                    verdict="fail",
+                    reason=f"ambiguous: the same question has {len(answers)} different answers "
+                    f"in this file ({', '.join(others)})",
+                )
+            )
+    return decisions
 
 
 def deduplicate(
@@ -51,19 +88,23 @@ def deduplicate(
 ) -> list[Decision]:
     """A 'fail' decision for each candidate that repeats an earlier (or better) one.
 
-    `same(candidate, kept)` further decides whether a near-duplicate question repeats it.
+    `same(candidate, kept)` decides whether a near-duplicate question repeats it (by
+    default `same_file_or_answer`). Ambiguous questions (`ambiguous`) are rejected first.
     """
-    ordered = sorted(enumerate(candidates), key=lambda item: (-(rank or _zero)(item[1]), item[0]))
+    decisions = ambiguous(candidates)
+    rejected = {decision.candidate_id for decision in decisions}
+    same = same or same_file_or_answer
+    ordered = sorted(
+        ((n, c) for n, c in enumerate(candidates) if c.id not in rejected),
+        key=lambda item: (-(rank or _zero)(item[1]), item[0]),
+    )
     index = MinHashLSH(num_perm=PERMUTATIONS, params=_bands())
     signatures: dict[str, MinHash] = {}
     kept: dict[str, Candidate] = {}
-    decisions = []
     for _, candidate in ordered:
         signature = _minhash(candidate.question)
         matches = [
-            match
-            for match in sorted(index.query(signature))
-            if same is None or same(candidate, kept[match])
+            match for match in sorted(index.query(signature)) if same(candidate, kept[match])
         ]
         if matches:
             survivor = matches[0]

@@ -1,6 +1,7 @@
 """The run's filter funnel: candidates, how many survive each check in turn, how many are kept.
 
-Checks run in a fixed order (no-context, the ablation views, grading, de-duplication)
+Checks run in a fixed order (guessability, no-context, the ablation views, the
+positive answerable checks, grading, de-duplication)
 and a candidate stops at the first that rejects it, so the survivors of each stage are
 the candidates not rejected by it or by any earlier stage. Counted for the whole run,
 per application and per application × category, and written to OUT/funnel.md.
@@ -13,14 +14,14 @@ from dataclasses import dataclass, field
 
 from fidelity.model import TAXONOMY
 from fidelity.store import RunStore
-from filters import dedup, grading
+from filters import answerable, dedup, grading, guessability
 
-STAGES = ("no-context", "ablation", "grade", "dedup")
+STAGES = (guessability.CHECK, "no-context", "ablation", answerable.PREFIX, "grade", "dedup")
 LEAKAGE = "lexical-leakage"
 
 
 def stage_of(check: str) -> str:
-    return "ablation" if check.startswith("ablation:") else check
+    return check.split(":")[0]
 
 
 @dataclass
@@ -97,11 +98,14 @@ def _line(label: str, row: Row) -> str:
 
 def markdown(funnel: Funnel, mode: str) -> str:
     header = [
-        "| | candidates | after no-context | after ablation | after "
-        f"{grading.CHECK} | after {dedup.CHECK} | kept | unverified | incomplete |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        f"| | candidates | after {guessability.CHECK} | after no-context | after ablation | "
+        f"after {answerable.PREFIX} | after {grading.CHECK} | after {dedup.CHECK} | kept | "
+        "unverified | incomplete |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    offline = " The no-context check and grading need a model: offline they drop nothing."
+    offline = (
+        " The no-context, answerable and grading checks need a model: offline they drop nothing."
+    )
     lines = [
         "# Filter funnel",
         "",

@@ -1,7 +1,9 @@
-"""Groundedness checks for a document's candidates: no-context, then each ablation view.
+"""Groundedness checks for a document's candidates: guessability, no-context, each ablation view.
 
-The cheap lexical leakage test runs first on every view; a model answerer (when
-one is configured) is asked only where the leakage test did not already decide.
+The offline guessability check (filters.guessability) runs first. On every view the
+cheap lexical leakage test runs before the model answerer (when one is configured),
+which is asked only where the leakage test did not already decide. In model mode the
+survivors must then be answerable from the file (filters.answerable).
 Each check becomes a Decision carrying the view, the context hash and the evidence.
 """
 
@@ -14,8 +16,9 @@ from typing import Protocol, TypeVar
 
 from extractors.views import RenderedView, View, no_context, render
 from fidelity.model import Candidate, Decision, Document
-from filters import leakage
-from filters.ablation import ablation_views
+from filters import answerable, guessability, leakage
+from filters.ablation import ablation_views, target_ids
+from filters.elements import ElementIndex
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -59,6 +62,7 @@ class ViewCache:
 
     def __init__(self, document: Document) -> None:
         self.document = document
+        self.elements = ElementIndex(document)
         self.cache: dict[str, tuple[RenderedView, leakage.Lines]] = {}
         self.normalised: dict[str, str] = {}
         self.lock = threading.Lock()
@@ -91,6 +95,8 @@ def _check(
     document: Document, candidate: Candidate, views: ViewCache, answerer: Answerer | None
 ) -> Outcome:
     outcome = Outcome(candidate)
+    if not _record(outcome, guessability.check(document, candidate), ""):
+        return outcome
     empty = no_context()
     if answerer is None:
         decision = Decision(
@@ -110,10 +116,19 @@ def _check(
     if not _record(outcome, decision, empty.text):
         return outcome
     artifact = document.artifact(candidate.artifact_id)
+    related = target_ids(document, artifact)
     for view in ablation_views(document, artifact):
         rendered, view_lines = views.get(view)
         check = f"ablation:{view.name.split(':')[0]}"
-        result = leakage.test(view_lines, candidate.probe)
+        result = leakage.test_elements(
+            view_lines,
+            candidate.probe,
+            artifact,
+            related,
+            views.elements,
+            view,
+            cloze=candidate.question_type.endswith("cloze"),
+        )
         decision = Decision(
             candidate_id=candidate.id,
             check=check,
@@ -128,8 +143,9 @@ def _check(
         if answerer is not None and result.verdict != "fail":
             shown = answerer.shown(rendered)
             asked = answerer.check(candidate, shown, check)
-            if asked.verdict != "skipped":
-                decision, context = asked, shown.text
+            if asked.verdict != "skipped":  # the model decides; the lexical finding stays shown
+                reason = f"{asked.reason}; lexical test: {decision.reason}"
+                decision, context = asked.model_copy(update={"reason": reason}), shown.text
             else:  # no usable model answer: the lexical verdict stands, with the reason
                 outcome.miss(check, asked.reason)
                 reason = f"{decision.reason}; {asked.reason}"
@@ -137,6 +153,15 @@ def _check(
                     update={"reason": reason, "model_call": asked.model_call}
                 )
         if not _record(outcome, decision, context):
+            return outcome
+    if answerer is None:
+        return outcome
+    for view in answerable.positive_views(document, artifact):
+        shown = answerer.shown(views.get(view)[0])
+        asked = answerer.check(candidate, shown, answerable.check_name(view))
+        if asked.verdict == "skipped":
+            outcome.miss(asked.check, asked.reason)
+        if not _record(outcome, answerable.positive(asked), shown.text):
             return outcome
     return outcome
 
@@ -147,7 +172,12 @@ def _record(outcome: Outcome, decision: Decision, context: str) -> bool:
     if decision.verdict == "fail":
         outcome.status = "rejected"
         outcome.rejected_by = decision.check
-        outcome.reason = f"answerable from view {decision.view}: {decision.reason}"
+        if decision.check == guessability.CHECK:
+            outcome.reason = f"guessable without the file: {decision.reason}"
+        elif decision.check.startswith(answerable.PREFIX):
+            outcome.reason = f"view {decision.view}: {decision.reason}"
+        else:
+            outcome.reason = f"answerable from view {decision.view}: {decision.reason}"
         return False
     if decision.verdict == "unverified" and outcome.status == "kept":  # incomplete stays
         outcome.status = "unverified"

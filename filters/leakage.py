@@ -5,19 +5,41 @@ question's anchors (a short anchor as a phrase, a long one by most of its conten
 words: the passage, row header or property a question is about), so a property
 question is judged on whether the view still *states* the property, not on whether
 the answer's words occur somewhere in the body.
+
+`test_elements` is element-aware: it reads every line of the view that holds the value
+and asks which element put it there (filters.elements). A line with the anchors rejects
+unless, for a question about an element's property (formatting, layout, animation,
+position, colour, language), it comes from a different element of the same category
+(another slide's animation, another heading's size); content stated again elsewhere
+(the same equation or formula on another slide or sheet) still rejects; for a cloze,
+the missing word stated on the same slide by another kind of text or table (the slide's
+table for a speaker-note cloze) rejects too. The reason names the anchors and where the
+answer still appears.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fidelity.model import Probe, Verdict
+from extractors.views import FORMATTING_CATEGORIES, View
+from fidelity.model import Artifact, Probe, Verdict
 from fidelity.text import content_tokens, normalize, tokens
+from filters.elements import ElementIndex, place
 
 MATCH = "lexical-leakage"
 ANCHOR_SHARE = 0.6
 SHORT_ANCHOR = 4
 SHINGLE_SHARE = 0.8
+SLIDE = "On slide "
+# Categories whose questions ask an element's property, not content it states.
+PROPERTY_CATEGORIES = FORMATTING_CATEGORIES | {
+    "Animations",
+    "Position/Association/Grouping",
+    "Shapes/Type & Color",
+    "Tables/Cell color coding",
+    "Language",
+    "Slide Properties - Hidden",
+}
 UNTESTABLE = frozenset({"yes", "no", "true", "false", "none", "n/a"})
 
 
@@ -81,6 +103,82 @@ def test(view_lines: Lines, probe: Probe) -> LeakageResult:
         return LeakageResult("fail", line.strip()[:300], "answer still stated in this view")
     where = "near its anchor words" if anchors else "anywhere"
     return LeakageResult("pass", "", f"answer not found {where} in this view")
+
+
+def test_elements(
+    view_lines: Lines,
+    probe: Probe,
+    target: Artifact,
+    related: frozenset[str],
+    index: ElementIndex,
+    view: View,
+    cloze: bool = False,
+) -> LeakageResult:
+    """`test`, reading the whole view and judging each match by the element that states it."""
+    if not testable(probe.value):
+        return LeakageResult(
+            "unverified", "", f"answer {probe.value!r} is too short to test lexically"
+        )
+    value = normalize(probe.value)
+    value_words = value.split()
+    anchors = [normalize(phrase) for phrase in probe.anchor if normalize(phrase)]
+    shown = f"anchors {anchors}" if anchors else "no anchors"
+    here = place(target)
+    other_elements: list[str] = []
+    unanchored: list[str] = []
+    for line, normal in view_lines:
+        if not _contains_value(normal, value, value_words):
+            continue
+        owner = index.owner(normal, value, view)
+        where = owner.locator if owner is not None else "the body text"
+        rest = f" {normal} ".replace(f" {value} ", " ", 1)
+        if all(_has_anchor(rest, anchor) for anchor in anchors):
+            if not cloze and _sibling(owner, target, related):
+                other_elements.append(where)
+                continue
+            reason = f"answer still stated in this view, by {where} ({shown})"
+            return LeakageResult("fail", line.strip()[:300], reason)
+        if cloze and _same_slide_other_kind(owner, target, here):
+            reason = f"{here.lower()}, {where} states the answer too ({shown})"
+            return LeakageResult("fail", line.strip()[:300], reason)
+        unanchored.append(where)
+    reason = f"no line of this view states the answer with its anchors ({shown})"
+    if other_elements:
+        reason += f"; only other elements state it: {_listed(other_elements)}"
+    if unanchored:
+        reason += f"; it appears without its anchors in: {_listed(unanchored)}"
+    return LeakageResult("pass", "", reason)
+
+
+def _sibling(owner: Artifact | None, target: Artifact, related: frozenset[str]) -> bool:
+    """A different element of the target's category, for a question about an element's property.
+
+    Content (a cell, an equation, a formula, a link target) stated again by another element
+    still gives the answer away: only properties (a size, an effect, a position) are exempt.
+    """
+    return (
+        owner is not None
+        and target.category in PROPERTY_CATEGORIES
+        and owner.id not in related
+        and owner.category == target.category
+    )
+
+
+def _same_slide_other_kind(owner: Artifact | None, target: Artifact, here: str) -> bool:
+    """Another kind of text or table on the target's slide (notes and slide, shape and table)."""
+    return (
+        owner is not None
+        and here.startswith(SLIDE)
+        and owner.kind != target.kind
+        and owner.modality in ("text", "table")
+        and place(owner) == here
+    )
+
+
+def _listed(places: list[str], most: int = 3) -> str:
+    unique = list(dict.fromkeys(places))
+    more = f" and {len(unique) - most} more" if len(unique) > most else ""
+    return ", ".join(unique[:most]) + more
 
 
 def _has_anchor(line: str, anchor: str) -> bool:

@@ -218,12 +218,20 @@ def test_each_ablation_request_lacks_its_target_and_keeps_the_rest(filtered, stu
         elif view == "text-only":
             kept = [name for name in TEXTS if KINDS[name][1] not in ("table", "visual")]
             assert not any(TEXTS[n] in context for n in TEXTS if KINDS[n][1] in ("table", "visual"))
+        elif view == "no-images":  # pictures alone leave: tables and charts stay
+            kept = [name for name in TEXTS if KINDS[name][0] != "Image"]
         else:
             assert view == "no-headers-footers"
             kept = [name for name in TEXTS if KINDS[name][0] != "Header"]
         for name in kept:
             assert TEXTS[name] in context, (decision.view, name)
-    assert {"without", "tables-except", "text-only", "no-headers-footers"} <= seen_views
+    assert {
+        "without",
+        "tables-except",
+        "text-only",
+        "no-images",
+        "no-headers-footers",
+    } <= seen_views
     # Images travel with the views that keep them, and only those.
     for body in answer_requests(stub):
         context = document_of(body) or ""
@@ -241,14 +249,15 @@ def test_memorisable_question_is_dropped_by_the_no_context_check(filtered, stub)
     _, candidates, outcomes, _ = filtered
     memo = outcomes[candidates["memorisable"].id]
     assert memo.status == "rejected" and memo.rejected_by == "no-context"
-    (decision, context), *rest = memo.decisions
+    (guess, _), (decision, context), *rest = memo.decisions
+    assert guess.check == "guessable" and guess.verdict == "pass"
     assert not rest and context == "" and decision.verdict == "fail"
     assert decision.answered == "100 degrees Celsius"
     assert decision.match == "normalized:number" and decision.model_call
     asked = [b for b in answer_requests(stub) if question_of(b) == memo.candidate.question]
     assert len(asked) == 1 and document_of(asked[0]) is None
     others = [o for o in outcomes.values() if o.candidate.id != memo.candidate.id]
-    assert all(o.decisions[0][0].verdict == "pass" for o in others)
+    assert all(o.decisions[1][0].verdict == "pass" for o in others)
 
 
 def test_leakage_decides_first_and_saves_the_model_call(filtered, stub):
@@ -260,7 +269,10 @@ def test_leakage_decides_first_and_saves_the_model_call(filtered, stub):
     asked = [b for b in answer_requests(stub) if question_of(b) == leaky.candidate.question]
     assert [document_of(b) for b in asked] == [None]  # only the no-context question
     model_checks = [
-        d for o in outcomes.values() for d, _ in o.decisions if d.check.startswith("ablation:")
+        d
+        for o in outcomes.values()
+        for d, _ in o.decisions
+        if d.check.startswith(("ablation:", "answerable:"))
     ]
     asked_with_context = [b for b in answer_requests(stub) if document_of(b) is not None]
     # one request per distinct call (two views that render alike share a recorded call)
@@ -278,7 +290,9 @@ def test_paraphrased_answer_goes_to_the_judge(filtered, stub):
     assert decision.match == "judge:stub-model" and decision.verdict == "fail"
     assert len(decision.model_call.split(",")) == 2  # the answerer's call, then the judge's
     judged = [r for r in stub.chat_requests() if schema_name(r["json"]) == "JudgeVerdict"]
-    assert len(judged) == 1  # every other answer was settled by normalisation
+    # the paraphrase, and the header's answer from the whole file ("the seventh version");
+    # every other answer was settled by normalisation
+    assert len(judged) == 2
     header = outcomes[candidates["header"].id]
     assert header.status == "kept"  # "v7" is too short for leakage; the model verified it
     assert {d.verdict for d, _ in header.decisions} == {"pass"}
@@ -485,16 +499,16 @@ def test_a_failed_model_call_keeps_the_lexical_verdict_and_replays(tmp_path, mon
             store_outcomes(store, outcomes)
     by_name = {name: outcomes[i] for i, name in enumerate(candidates)}
     for outcome in by_name.values():
-        first = outcome.decisions[0][0]
+        first = outcome.decisions[1][0]
         assert first.check == "no-context" and first.verdict == "skipped"
         assert "no usable model answer" in first.reason and first.model_call
-        for decision, _ in outcome.decisions[1:]:
+        for decision, _ in outcome.decisions[2:]:
             if decision.check.startswith("ablation:"):
                 assert decision.match == "lexical-leakage"
     header = by_name["header"]  # "v7" is too short for the leakage test: left unverified
     assert header.status == "incomplete"  # ... and its model checks did not run
     assert "model checks did not run: no-context" in header.reason
-    assert "no usable model answer" in header.decisions[1][0].reason
+    assert "no usable model answer" in header.decisions[2][0].reason
     assert by_name["leaky"].rejected_by == "ablation:without"
     assert by_name["table"].decisions[-1][0].verdict == "skipped"  # the grader failed too
     assert replay_file(store, document.sha256, tmp_path, Config()).differences == []
@@ -511,7 +525,7 @@ def test_a_long_view_is_cut_and_the_cut_text_is_what_is_stored(stub, tmp_path):
     )
     stages, _ = default_stages(config, store, tmp_path)
     (outcome,) = filter_candidates(document, [table], stages)
-    for _, context in outcome.decisions[1:]:
+    for _, context in outcome.decisions[2:]:
         assert context.endswith(TRUNCATED) and len(context) <= 120 + len(TRUNCATED)
         assert any(document_of(b) == context for b in answer_requests(stub))
     store.close()

@@ -361,7 +361,7 @@ def test_fact_questions_follow_type_priorities_and_quotas(stub, tmp_path):
     prompt = text_of(request)
     assert prompt.index("- Comment: up to 2") < prompt.index("- Font: up to 1")
     assert "[cmt-1] Comment / comment" in prompt and "Verdana" in prompt
-    assert "facts-word@1" in comment.generator_version
+    assert "facts-word@2" in comment.generator_version
 
 
 def test_facts_shown_per_type_is_a_spread_sample(stub, tmp_path):

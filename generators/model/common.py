@@ -15,6 +15,8 @@ from fidelity.text import content_tokens, normalize, tokens
 from generators.draft import candidate
 from generators.model.prompt import Prompt
 
+MAX_NESTING = 8
+
 BOOLEAN_ANSWERS = frozenset({"yes", "no", "true", "false"})
 T = TypeVar("T")
 
@@ -66,6 +68,22 @@ class DraftingGenerator:
             generator=f"model:{self.name}",
             generator_version=version,
         )
+
+
+def expanded(document: Document, text: str, depth: int = 0) -> str:
+    """Text with each nested artifact written in place (a formula cell: its value and formula).
+
+    `plain` would drop them, leaving formula cells of a sheet grid blank.
+    """
+    by_id = {artifact.id: artifact for artifact in document.artifacts}
+
+    def substitute(match: re.Match[str]) -> str:
+        nested = by_id.get(match.group(1))
+        if nested is None or depth >= MAX_NESTING:
+            return ""
+        return expanded(document, nested.text, depth + 1)
+
+    return PLACEHOLDER.sub(substitute, text)
 
 
 def plain(text: str) -> str:

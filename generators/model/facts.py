@@ -29,6 +29,7 @@ from generators.model.common import (
 from generators.model.prompt import load
 
 FACT_CHARS = 400
+YES_NO_FORBIDDEN = frozenset({"word"})  # its prompt asks for values, never yes or no
 
 
 class FactQuestion(BaseModel):
@@ -114,7 +115,7 @@ class FactsGenerator(DraftingGenerator):
         accepted: list[tuple[int, int, FactQuestion, Artifact]] = []
         for position, item in enumerate(reply.parsed.questions):
             artifact = by_id.get(item.fact_id.strip().strip("[]"))
-            reason = self._problem(item, artifact, left)
+            reason = self._problem(item, artifact, left, document.app)
             if reason:
                 self._count(f"dropped: {reason}")
                 continue
@@ -144,13 +145,17 @@ class FactsGenerator(DraftingGenerator):
         return out
 
     @staticmethod
-    def _problem(item: FactQuestion, artifact: Artifact | None, left: dict[str, int]) -> str:
+    def _problem(
+        item: FactQuestion, artifact: Artifact | None, left: dict[str, int], app: str
+    ) -> str:
         if artifact is None:
             return "unknown fact id"
         if not item.question.strip() or not item.value.strip():
             return "incomplete draft"
         if left[artifact.category] <= 0:
             return f"over the {artifact.category} quota"
+        if app in YES_NO_FORBIDDEN and normalize(item.value) in BOOLEAN_ANSWERS:
+            return "a yes/no question (a coin toss for a model that guesses)"
         source = f"{artifact.text}\n{facts_text(artifact)}"
         if normalize(item.value) not in BOOLEAN_ANSWERS and not grounded(item.value, source):
             return "answer not in the fact"

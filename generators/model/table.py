@@ -14,7 +14,14 @@ from extractors.views import View, placed_ids, render
 from fidelity.config import GenerationBudget
 from fidelity.llm import ModelClient
 from fidelity.model import Artifact, Candidate, Document
-from generators.model.common import DraftingGenerator, anchor_for, grounded, plain, provenance
+from generators.model.common import (
+    DraftingGenerator,
+    anchor_for,
+    expanded,
+    grounded,
+    plain,
+    provenance,
+)
 from generators.model.prompt import load
 
 TARGET = "[[TARGET TABLE]]"
@@ -35,10 +42,10 @@ class TableQuestions(BaseModel):
     questions: list[TableQuestion]
 
 
-def table_text(artifact: Artifact) -> str:
+def table_text(document: Document, artifact: Artifact) -> str:
     """The table's cell text (from the HTML when there is one) for grounding checks."""
     markup = re.sub(r"<[^>]+>", " ", artifact.html or "")
-    return f"{html.unescape(markup)}\n{plain(artifact.text)}"
+    return f"{html.unescape(markup)}\n{plain(expanded(document, artifact.text))}"
 
 
 def narrative(document: Document, artifact: Artifact, window: int = WINDOW) -> str:
@@ -96,7 +103,7 @@ class TableGenerator(DraftingGenerator):
             self.prompt.messages(
                 count=wanted,
                 locator=artifact.locator,
-                table=(artifact.html or plain(artifact.text))[:MAX_TABLE_CHARS],
+                table=(artifact.html or plain(expanded(document, artifact.text)))[:MAX_TABLE_CHARS],
                 narrative=narrative(document, artifact),
             ),
             TableQuestions,
@@ -106,7 +113,7 @@ class TableGenerator(DraftingGenerator):
             return []
         drafted = reply.parsed.questions[:wanted]
         self._count("drafted", len(drafted))
-        cells = table_text(artifact)
+        cells = table_text(document, artifact)
         version = provenance(self.client, self.prompt)
         out = []
         for item in drafted:

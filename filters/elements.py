@@ -1,0 +1,64 @@
+"""Which element of a document a line of a view comes from, and where each element sits.
+
+The leakage test finds an answer value on a line of a rendered view; this index says
+which artifact wrote that value there (the artifact whose own text, nested elements
+left out, holds the value on that line) and the element's place (slide, sheet, section),
+so evidence from a different element can be told from a restatement of the same fact.
+"""
+
+from __future__ import annotations
+
+import re
+
+from extractors.views import PLACEHOLDER, View
+from fidelity.model import Artifact, Document
+from fidelity.text import normalize
+
+_SHEET = re.compile(r"^(?:'((?:[^']|'')+)'|([^'!]+))!")
+_SECTION = re.compile(r"(?:^|in )section '([^']+)'")
+
+
+def place(artifact: Artifact) -> str:
+    """Where an element sits, in a reader's words: a slide, a sheet or a section heading."""
+    facts = artifact.facts
+    if isinstance(facts.get("slide"), int):
+        return f"On slide {facts['slide']}"
+    sheet = facts.get("scope") or facts.get("sheet")
+    if not sheet and (found := _SHEET.match(artifact.locator)):
+        sheet = (found.group(1) or "").replace("''", "'") or found.group(2)
+    if sheet:
+        return f"On sheet '{sheet}'"
+    if found := _SECTION.search(artifact.locator):
+        return f"Under the heading “{found.group(1)}”"
+    if isinstance(facts.get("section"), int):
+        return f"In section {facts['section']}"
+    return ""
+
+
+class ElementIndex:
+    """Each artifact's own normalised lines (nested elements left out), built once per document."""
+
+    def __init__(self, document: Document) -> None:
+        self.artifacts = document.artifacts
+        self.own: dict[str, list[str]] = {
+            artifact.id: [
+                normal
+                for line in PLACEHOLDER.sub("\n", artifact.text).splitlines()
+                if (normal := normalize(line))
+            ]
+            for artifact in document.artifacts
+        }
+
+    def owner(self, line: str, value: str, view: View) -> Artifact | None:
+        """The artifact in `view` whose own text puts `value` on the normalised `line`.
+
+        None when the value comes from the document body (text no artifact owns).
+        """
+        padded_value, padded_line = f" {value} ", f" {line} "
+        for artifact in self.artifacts:
+            if not view.includes(artifact.id):
+                continue
+            for own in self.own[artifact.id]:
+                if padded_value in f" {own} " and f" {own} " in padded_line:
+                    return artifact
+        return None

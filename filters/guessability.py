@@ -1,0 +1,215 @@
+"""The offline guessability check: is the answer one a reader gets without the file?
+
+It rejects answers that are application defaults (filters.defaults), answers already in
+the question or in the shape's own name, system and hidden names, identifiers nobody
+reads (GUIDs, build numbers) and alt text the application wrote by itself. It needs
+only the candidate, its artifact and the document, so it runs in every mode, first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cache
+
+from fidelity.model import Artifact, Candidate, Decision, Document
+from fidelity.text import content_tokens, normalize
+from filters import defaults
+from filters.leakage import testable
+
+CHECK = "guessable"
+VIEW = "question"
+MATCH = "default-table"
+STEM = 4
+URL_SCHEME = re.compile(r"\b(?:https?|ftp)://|\bmailto:", re.IGNORECASE)
+OPTION_LIST = re.compile(r"\([^()]*,[^()]*\)")
+
+Finding = tuple[str, str]  # (what matched, why that makes it guessable)
+
+
+@cache
+def _normalised(values: frozenset[str]) -> frozenset[str]:
+    return frozenset(normalize(value) for value in values)
+
+
+def check(document: Document, candidate: Candidate) -> Decision:
+    """fail when the answer is guessable, with what matched in `answered`; pass otherwise."""
+    try:
+        artifact: Artifact | None = document.artifact(candidate.artifact_id)
+    except KeyError:
+        artifact = None
+    finding = next(
+        (found for rule in RULES if (found := rule(document, artifact, candidate))), None
+    )
+    base = {
+        "candidate_id": candidate.id,
+        "check": CHECK,
+        "view": VIEW,
+        "context_hash": "",
+        "match": MATCH,
+    }
+    if finding is None:
+        reason = "not a default, giveaway, system name, identifier or automatic alt text"
+        return Decision(**base, answered="", verdict="pass", reason=reason)
+    evidence, why = finding
+    return Decision(**base, answered=evidence, verdict="fail", reason=why)
+
+
+def _texts(candidate: Candidate) -> list[str]:
+    return [candidate.question, candidate.probe.value, *candidate.answer]
+
+
+def system_name(_: Document, __: Artifact | None, candidate: Candidate) -> Finding | None:
+    for text in _texts(candidate):
+        if found := defaults.SYSTEM_NAME.search(text):
+            return found.group(0), "asks about a system, hidden or broken name"
+    return None
+
+
+def identifier(_: Document, artifact: Artifact | None, candidate: Candidate) -> Finding | None:
+    value = candidate.probe.value.strip()
+    for text in (candidate.question, value):
+        if found := defaults.GUID.search(text):
+            return found.group(0), "a GUID-like identifier: nothing a reader looks up"
+    if defaults.LONG_HEX.match(value):
+        return value, "a long hexadecimal identifier: nothing a reader looks up"
+    is_property = artifact is not None and artifact.category == "Metadata"
+    if is_property and defaults.BUILD_NUMBER.match(value) and not _iso_date(value):
+        return value, "a build or version number: low value"
+    return None
+
+
+def _iso_date(value: str) -> bool:
+    parts = value.split("-")
+    return len(parts) == 3 and len(parts[0]) == 4 and all(part.isdigit() for part in parts)
+
+
+def in_question(_: Document, __: Artifact | None, candidate: Candidate) -> Finding | None:
+    """The answer value stands in the question and the statements add no word of their own."""
+    if not testable(candidate.probe.value):
+        return None
+    question = normalize(_bare(candidate.question))
+    if f" {normalize(_bare(candidate.probe.value))} " not in f" {question} ":
+        return None
+    choices = OPTION_LIST.sub(" ", _bare(candidate.question))  # "(bold, italic…)" only offers
+    asked = {_stem(word) for word in content_tokens(choices)}
+    told = {
+        _stem(word) for statement in candidate.answer for word in content_tokens(_bare(statement))
+    }
+    if told - asked:
+        return None
+    return candidate.probe.value, "the answer already stands in the question"
+
+
+def _bare(text: str) -> str:
+    """Text with URL schemes dropped: a link shown as "www.x.org" points to "http://www.x.org"."""
+    return URL_SCHEME.sub("", text)
+
+
+def _stem(word: str) -> str:
+    """A crude stem ('shows'/'shown', 'contains'/'contain') for comparing template wording."""
+    return word[:STEM] if len(word) > STEM else word
+
+
+def in_shape_name(_: Document, artifact: Artifact | None, candidate: Candidate) -> Finding | None:
+    name = normalize(str((artifact.facts if artifact else {}).get("shape_name") or ""))
+    value = normalize(candidate.probe.value)
+    if not name or not value:
+        return None
+    if value == name or testable(candidate.probe.value) and f" {value} " in f" {name} ":
+        return candidate.probe.value, "the answer is the shape's own name"
+    return None
+
+
+def automatic_alt_text(
+    _: Document, artifact: Artifact | None, candidate: Candidate
+) -> Finding | None:
+    if candidate.question_type not in defaults.ALT_TEXT_TYPES:
+        return None
+    value = candidate.probe.value.strip()
+    facts = artifact.facts if artifact else {}
+    own = {normalize(str(facts.get(key) or "")) for key in ("file", "shape_name")} - {""}
+    if defaults.AUTO_ALT_TEXT.search(value) or normalize(value) in own:
+        return value, "alt text the application wrote by itself (a name or a file name)"
+    return None
+
+
+def application_default(
+    document: Document, artifact: Artifact | None, candidate: Candidate
+) -> Finding | None:
+    value = normalize(candidate.probe.value)
+    kind = candidate.question_type
+    differs = kind in defaults.LANGUAGE_TYPES and _main_language(document) not in (
+        "",
+        defaults.DEFAULT_LANGUAGE,
+    )
+    if not differs and value in _normalised(defaults.DEFAULT_ANSWERS.get(kind, frozenset())):
+        return candidate.probe.value, f"an application default for {kind}"
+    slide = (artifact.facts if artifact else {}).get("slide")
+    if kind == "slide-layout" and slide == 1 and value == defaults.FIRST_SLIDE_LAYOUT:
+        return candidate.probe.value, "the layout PowerPoint gives the first slide"
+    if kind == "slide-layout" and slide != 1 and value == defaults.NEW_SLIDE_LAYOUT:
+        return candidate.probe.value, "the layout PowerPoint gives a new slide"
+    if kind in defaults.FONT_TYPES:
+        return _default_font(document, candidate, value)
+    return None
+
+
+def _main_language(document: Document) -> str:
+    """The language most of the file is tagged with ('' when the file does not say)."""
+    deck = next((a for a in document.artifacts if a.kind == "deck-language"), None)
+    return normalize(str(deck.facts.get("lang") or "")) if deck is not None else ""
+
+
+def _default_font(document: Document, candidate: Candidate, value: str) -> Finding | None:
+    if candidate.question_type == "font-body" and value in defaults.DEFAULT_BODY_FONTS:
+        return candidate.probe.value, "the body typeface of a new document"
+    if candidate.question_type != "font-typeface":
+        return None
+    if value in defaults.DEFAULT_HEADING_FONTS:
+        return candidate.probe.value, "the heading typeface of the default theme"
+    body = next((a for a in document.artifacts if a.kind == "font-body"), None)
+    if body is not None and normalize(str(body.facts.get("font") or "")) == value:
+        return candidate.probe.value, "the document-default font (the body text's typeface)"
+    return None
+
+
+def sample_chart_data(
+    _: Document, artifact: Artifact | None, candidate: Candidate
+) -> Finding | None:
+    value = normalize(candidate.probe.value)
+    if defaults.SAMPLE_CHART_NAME.match(value):
+        return candidate.probe.value, "a name from a freshly inserted chart's sample data"
+    if artifact is None or artifact.category != "Chart" or not _holds_sample(artifact):
+        return None
+    number = _number(candidate.probe.value)
+    samples = {point for row in defaults.SAMPLE_CHART_SERIES for point in row}
+    if number is not None and number in samples:
+        return candidate.probe.value, "a value from a freshly inserted chart's sample data"
+    return None
+
+
+def _holds_sample(artifact: Artifact) -> bool:
+    for series in artifact.facts.get("series", []):
+        values = tuple(_number(str(v)) for v in series.get("values", [])[:4])
+        if values in defaults.SAMPLE_CHART_SERIES:
+            return True
+    return False
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text.strip())
+    except ValueError:
+        return None
+
+
+RULES: tuple[Callable[[Document, Artifact | None, Candidate], Finding | None], ...] = (
+    system_name,
+    identifier,
+    in_question,
+    in_shape_name,
+    automatic_alt_text,
+    application_default,
+    sample_chart_data,
+)
