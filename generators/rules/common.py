@@ -311,20 +311,33 @@ def is_sentence(text: str) -> bool:
     return bool(SENTENCE_END.search(text.strip())) or len(words) >= 10
 
 
+def _chart_place(document: Document, artifact: Artifact) -> str | None:
+    """Where a reader finds a chart without its title: its slide, or its place in the file."""
+    slide = artifact.facts.get("slide")
+    if slide is None:
+        return artifact.locator
+    charts = [a for a in document.artifacts if a.kind == "chart" and a.facts.get("slide") == slide]
+    return f"the chart on slide {slide}" if len(charts) <= 1 else None
+
+
 def chart_questions(document: Document, artifact: Artifact) -> list[Candidate]:
-    """Title, type and one data point of a chart (Word and PowerPoint charts)."""
+    """Title, type, one data point and the highest or lowest point of a chart (Word and
+    PowerPoint charts)."""
     facts = artifact.facts
     title = facts.get("title")
-    name = f"the chart titled “{quote(title, 60)}”" if title else artifact.locator
+    place = _chart_place(document, artifact)
+    name = f"the chart titled “{quote(title, 60)}”" if title else place
+    if name is None:
+        return []
     out = []
-    if title:
+    if title and place:
         out.append(
             candidate(
                 document,
                 artifact,
                 "chart-title",
-                f"What is the title of {artifact.locator}?",
-                [f"The chart's title is “{title}”."],
+                f"What is the title of {place}?",
+                [f"The chart's title is “{' '.join(title.split())}”."],
                 value=title,
                 anchor=["chart title"],
             )
@@ -342,7 +355,7 @@ def chart_questions(document: Document, artifact: Artifact) -> list[Candidate]:
             )
         )
     for series in facts.get("series", [])[:1]:
-        points = [(c, v) for c, v in formatted_points(series) if c and v]
+        points = [(c, v) for c, v in formatted_points(series) if c and v and c != v]
         if not points or not series.get("name"):
             continue
         category, value = points[pick(artifact.id, len(points))]
@@ -357,7 +370,46 @@ def chart_questions(document: Document, artifact: Artifact) -> list[Candidate]:
                 anchor=[str(series["name"]), str(category)],
             )
         )
-    return out
+    return out + chart_extremes(document, artifact, name)
+
+
+def chart_extremes(document: Document, artifact: Artifact, name: str) -> list[Candidate]:
+    """Which category holds the highest (or lowest) value of a chart's first named series,
+    and that value; a tie makes the question ambiguous and skips it."""
+    for series in artifact.facts.get("series", [])[:1]:
+        shown = formatted_points(series)
+        raw = [v for v in series.get("values", []) if v is not None]
+        if not series.get("name") or len(shown) < 3 or len(raw) != len(shown):
+            continue
+        try:
+            numbers = [float(v) for v in raw]
+        except (TypeError, ValueError):
+            continue
+        highest = pick(f"{artifact.id}:extreme", 2) == 0
+        target = max(numbers) if highest else min(numbers)
+        hits = [point for point, n in zip(shown, numbers, strict=True) if n == target]
+        categories = [c for c, _ in shown]
+        if len(hits) != 1 or len(set(categories)) != len(categories):
+            continue
+        category, value = hits[0]
+        word = "highest" if highest else "lowest"
+        series_name = series["name"]
+        return [
+            candidate(
+                document,
+                artifact,
+                "chart-extreme",
+                f"In {name}, which category has the {word} value in the series “{series_name}”, "
+                "and what is that value?",
+                [
+                    f"“{category}” has the {word} value of the series “{series_name}”.",
+                    f"That value is {value}.",
+                ],
+                value=str(value),
+                anchor=[str(series_name), str(category)],
+            )
+        ]
+    return []
 
 
 def metadata_rule(noun: str, value_question: Callable[[str], str]) -> Rule:

@@ -215,7 +215,7 @@ def cells(document: Document, artifact: Artifact) -> list[Candidate]:
                 "labelled-value",
                 f"On {_on(artifact)}, what value is shown in cell {pair['cell']}, next to "
                 f"the label '{quote(pair['label'], 60)}'?",
-                [f"Cell {pair['cell']} shows {pair['value']}."],
+                [f"Cell {pair['cell']} shows {' '.join(pair['value'].split())}."],
                 value=pair["value"],
                 anchor=[pair["cell"]],
             )
@@ -396,7 +396,7 @@ def chart(document: Document, artifact: Artifact) -> list[Candidate]:
 
     titled = facts.get("title") and not facts.get("title_automatic") and unique(facts["title"])
     where = (
-        f"the chart titled '{quote(facts['title'], 60)}' on {_on(artifact)}" if titled else place
+        f"the chart titled “{quote(facts['title'], 60)}” on {_on(artifact)}" if titled else place
     )
     if titled:
         out.append(
@@ -405,7 +405,7 @@ def chart(document: Document, artifact: Artifact) -> list[Candidate]:
                 artifact,
                 "chart-title",
                 f"What is the title of {place}?",
-                [f"The chart's title is '{facts['title']}'."],
+                [f"The chart's title is “{' '.join(facts['title'].split())}”."],
                 value=facts["title"],
                 anchor=["Chart title"],
             )

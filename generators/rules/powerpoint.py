@@ -133,13 +133,13 @@ def slide_text(document: Document, artifact: Artifact) -> list[Candidate]:
     slide = _slide(artifact)
     out = []
     if facts.get("role") in ("title", "ctrTitle"):
-        title = facts.get("plain", "").replace("\n", " ").strip()
+        title = " ".join(facts.get("plain", "").split())
         duplicates = [
             a
             for a in document.artifacts
             if a.kind == "slide-text"
             and a.id != artifact.id
-            and a.facts.get("plain", "").replace("\n", " ").strip() == title
+            and " ".join(a.facts.get("plain", "").split()) == title
         ]
         if 3 <= len(title) <= 120 and not duplicates:
             out.append(

@@ -370,8 +370,8 @@ def _textbox(document: Document, artifact: Artifact) -> list[Candidate]:
             artifact,
             "textbox-text",
             question,
-            [f"The text box contains “{facts['text']}”."],
-            value=facts["text"],
+            [f"The text box contains “{_as_printed(facts['text'])}”."],
+            value=_as_printed(facts["text"]),
         )
     ]
 
