@@ -130,11 +130,7 @@ def _table(document: Document, artifact: Artifact) -> list[Candidate]:
     out += table_comparison(document, artifact, where, grid)
     heading = facts.get("heading") or ""
     headings = [a.facts.get("heading") for a in document.artifacts if a.kind == "table"]
-    single = [
-        c
-        for c in cells
-        if c.column is not None and len(c.values) == 1 and not _elsewhere(document, artifact, c)
-    ]
+    single = [c for c in cells if len(c.values) == 1 and not _elsewhere(document, artifact, c)]
     if heading and single and headings.count(heading) == 1:
         cell = single[0]
         out.append(
@@ -143,8 +139,8 @@ def _table(document: Document, artifact: Artifact) -> list[Candidate]:
                 artifact,
                 "table-heading",
                 f"Under which section heading is the table in which the row "
-                f"“{quote(cell.row, 50)}” shows {cell.value} in the column "
-                f"“{quote(cell.column or '', 50)}”?",
+                f"“{quote(cell.row, 50)}” shows {cell.value}"
+                + (f" in the column “{quote(cell.column, 50)}”?" if cell.column else "?"),
                 [f"That table is under the heading “{heading}”."],
                 value=heading,
                 anchor=[cell.row],
