@@ -292,6 +292,7 @@ def deck(tmp_path_factory: pytest.TempPathFactory) -> Path:
         MSO_SHAPE.STAR_5_POINT, PptInches(1), PptInches(2), PptInches(2), PptInches(2)
     )
     star.text = "Herb corner"
+    star.name = "Herb marker"
     oval = slide.shapes.add_shape(
         MSO_SHAPE.OVAL, PptInches(4), PptInches(2), PptInches(2), PptInches(2)
     )

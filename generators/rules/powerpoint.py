@@ -208,9 +208,11 @@ def shape_style(document: Document, artifact: Artifact) -> list[Candidate]:
         anchor = [_name(artifact)]
     out = []
     geometry = facts.get("geometry_name") or ""
-    # The shape is named by its text or kind, never by its internal name ("Oval 3"),
-    # so a geometry the internal name spells out is no giveaway.
-    if text and geometry in DISPLAYED_GEOMETRIES and geometry != "rectangle":
+    # An internal name that spells the geometry ("Oval 3") states the answer elsewhere in
+    # the file (the selection pane, the slide structure), so that question is not asked.
+    name_words = set(normalize(facts.get("shape_name", "")).split())
+    named_after = set(normalize(geometry).split()) <= name_words
+    if text and geometry in DISPLAYED_GEOMETRIES and geometry != "rectangle" and not named_after:
         out.append(
             candidate(
                 document,
