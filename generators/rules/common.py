@@ -429,7 +429,9 @@ def metadata_rule(noun: str, value_question: Callable[[str], str]) -> Rule:
             question = f"What value does the custom document property “{label}” hold?"
         elif key in NOISY_PROPERTIES:
             return []
-        elif key in ("creator", "lastModifiedBy", "Manager"):
+        elif key == "lastModifiedBy":
+            question = f"Who last modified the {noun}, according to its properties?"
+        elif key in ("creator", "Manager"):
             question = f"Who is recorded as the {noun}'s {label.lower()} in its properties?"
         elif key in ("created", "modified"):
             question = f"When was the {noun} {label.lower()}, according to its properties?"

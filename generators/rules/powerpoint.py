@@ -743,7 +743,9 @@ def animations(document: Document, artifact: Artifact) -> list[Candidate]:
 def slide_languages(document: Document, artifact: Artifact) -> list[Candidate]:
     slide = _slide(artifact)
     out = []
-    for run in artifact.facts.get("runs", [])[:2]:
+    main = artifact.facts.get("main_lang")
+    # A run tagged with the deck's main language is the guessable default: ask the others.
+    for run in [r for r in artifact.facts.get("runs", []) if r["lang"] != main][:2]:
         text = quote(run["text"], 60)
         out.append(
             candidate(

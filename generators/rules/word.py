@@ -428,6 +428,8 @@ _metadata = metadata_rule(
 def _font_heading(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     subject = quote(facts["subject"], 70)
+    if _ambiguous(document, artifact):  # the same heading twice, set differently
+        return []
     out = []
     if facts.get("font"):
         out.append(
@@ -477,6 +479,8 @@ def _font_body(document: Document, artifact: Artifact) -> list[Candidate]:
 def _font_span(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     subject = quote(facts["subject"], 70)
+    if _ambiguous(document, artifact):
+        return []
     differs = facts.get("differs", [])
     if "font" in differs and facts.get("font"):
         question, value = f"Which typeface is the text “{subject}” set in?", facts["font"]
