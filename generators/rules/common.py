@@ -121,6 +121,8 @@ def table_cells(
         return []
     pairs = width == 2
     body = rows[1:] if header else rows
+    if all(_number(cell) is not None for row in body for cell in row if cell):
+        return []  # a grid of numbers only: no row is labelled, every cell is guessable
     labels = [row[0] for row in body]
     columns = _header_spans(rows[0]) if header and not pairs else []
     candidates = []
@@ -311,6 +313,21 @@ def is_sentence(text: str) -> bool:
     return bool(SENTENCE_END.search(text.strip())) or len(words) >= 10
 
 
+DEFAULT_SERIES = re.compile(r"^Series \d+$")
+DEFAULT_CATEGORY = re.compile(r"^Category \d+$")
+
+
+def sample_data(facts: dict) -> bool:
+    """True for the data Office fills a freshly inserted chart with ('Series 1' over
+    'Category 1'…): nothing about it is the author's."""
+    series = facts.get("series", [])
+    return bool(series) and all(
+        DEFAULT_SERIES.match(str(s.get("name") or ""))
+        and all(DEFAULT_CATEGORY.match(str(c)) for c in s.get("categories", []) if c)
+        for s in series
+    )
+
+
 def _chart_place(document: Document, artifact: Artifact) -> str | None:
     """Where a reader finds a chart without its title: its slide, or its place in the file."""
     slide = artifact.facts.get("slide")
@@ -327,7 +344,7 @@ def chart_questions(document: Document, artifact: Artifact) -> list[Candidate]:
     title = facts.get("title")
     place = _chart_place(document, artifact)
     name = f"the chart titled “{quote(title, 60)}”" if title else place
-    if name is None:
+    if name is None or sample_data(facts):
         return []
     out = []
     if title and place:

@@ -12,7 +12,14 @@ import re
 from extractors.powerpoint_xml import PRESET_NAMES
 from fidelity.model import Artifact, Candidate, Document
 from generators.draft import candidate, quote
-from generators.rules.common import Rule, chart_extremes, described, labelled, metadata_rule
+from generators.rules.common import (
+    Rule,
+    chart_extremes,
+    described,
+    labelled,
+    metadata_rule,
+    sample_data,
+)
 
 ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}
 DISPLAYED_GEOMETRIES = frozenset(PRESET_NAMES.values()) | {"freeform"}
@@ -140,8 +147,9 @@ def _lookups(document: Document, artifact: Artifact, where: str) -> list[Candida
                 f"'{quote(item['row_label'], 50)}' under the column "
                 f"'{quote(item['column_header'], 50)}'?",
                 [
-                    f"The value for '{item['row_label']}' under '{item['column_header']}' "
-                    f"is {item['value']} (cell {item['cell']})."
+                    f"The value for '{_flat(item['row_label'])}' under "
+                    f"'{_flat(item['column_header'])}' is {_flat(item['value'])} "
+                    f"(cell {item['cell']})."
                 ],
                 value=item["value"],
                 anchor=[item["row_label"]],
@@ -205,7 +213,10 @@ def cells(document: Document, artifact: Artifact) -> list[Candidate]:
     pairs = [
         p
         for p in artifact.facts.get("pairs", [])
-        if labelled(p["label"]) and p["label"].strip() != p["value"].strip()
+        if labelled(p["label"])
+        and len(p["label"].strip()) >= 3
+        and len(p["value"].strip()) >= 2
+        and p["label"].strip() != p["value"].strip()
     ]
     for pair in pairs[:2]:
         out.append(
@@ -295,6 +306,11 @@ def formula(document: Document, artifact: Artifact) -> list[Candidate]:
     return out
 
 
+def _flat(text: str) -> str:
+    """Cell text on one line, as a sentence quotes it."""
+    return " ".join(str(text).split())
+
+
 def _unescaped(name: str) -> str:
     """An OOXML name with its _xHHHH_ escapes (line breaks in headers) as a reader sees it."""
     text = re.sub(r"_x([0-9A-Fa-f]{4})_", lambda m: chr(int(m.group(1), 16)), name)
@@ -380,6 +396,8 @@ def pivot(document: Document, artifact: Artifact) -> list[Candidate]:
 
 def chart(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
+    if sample_data(facts):
+        return []
     sheet_charts = [
         a for a in document.artifacts if a.kind == "chart" and a.facts["sheet"] == facts["sheet"]
     ]
@@ -536,7 +554,9 @@ def shape(document: Document, artifact: Artifact) -> list[Candidate]:
         subject = f"the shape placed at {facts['anchor']}"
     else:
         return out
-    if shape_type in DISPLAYED_GEOMETRIES and shape_type != "rectangle":
+    # An internal name that spells the geometry ("Rounded Rectangle 3") states the answer.
+    spelled = set(shape_type.split()) <= set(str(facts.get("name", "")).lower().split())
+    if shape_type in DISPLAYED_GEOMETRIES and shape_type != "rectangle" and not spelled:
         out.append(
             candidate(
                 document,

@@ -550,9 +550,9 @@ def _ambiguous(document: Document, artifact: Artifact) -> bool:
 
 
 def _part_of_paragraph(subject: str, paragraph: str) -> bool:
-    """True when the words are only part of the paragraph (else naming the paragraph by its
-    beginning gives them away)."""
-    return not paragraph.rstrip("…").startswith(subject.rstrip("…")[:40])
+    """True when the quoted beginning of the paragraph does not already show the words
+    (else naming the paragraph by its beginning gives them away)."""
+    return subject.rstrip("…")[:40] not in quote(paragraph, 60)
 
 
 def _highlight(document: Document, artifact: Artifact) -> list[Candidate]:
