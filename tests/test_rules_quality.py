@@ -172,6 +172,20 @@ def test_word_text_questions_go_beyond_number_clozes(report: Path, tmp_path: Pat
         )
 
 
+def test_struck_through_passages_are_one_list_answer(tmp_path: Path) -> None:
+    made = docx.Document()
+    for words, struck in (("Budget for", False), ("old figures", True), ("kept here.", False)):
+        made.add_paragraph().add_run(words).font.strike = struck
+    made.add_paragraph().add_run("Withdrawn proposal").font.strike = True
+    path = tmp_path / "struck.docx"
+    made.save(path)
+    (listed,) = of_type(questions(path, tmp_path), "strikeout-list")
+    assert listed.answer == [
+        "“old figures” is struck through.",
+        "“Withdrawn proposal” is struck through.",
+    ]
+
+
 def test_a_point_comment_is_anchored_to_its_paragraph(tmp_path: Path) -> None:
     asked = questions(CORPUS / "word" / "Comment015.docx", tmp_path)
     (point,) = of_type(asked, "comment-point")

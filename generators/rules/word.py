@@ -593,19 +593,37 @@ def _highlight(document: Document, artifact: Artifact) -> list[Candidate]:
 def _strikeout(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     paragraph = quote(facts.get("paragraph", ""), 60)
-    if not _part_of_paragraph(facts["subject"], facts.get("paragraph", "")):
-        return []
-    return [
-        candidate(
-            document,
-            artifact,
-            "strikeout-text",
-            f"In the paragraph beginning “{paragraph}”, which text is struck through?",
-            [f"The struck-through text is “{facts['subject']}”."],
-            value=facts["subject"],
-            anchor=["struck through"],
+    out = []
+    struck = [a for a in document.artifacts if a.kind == "strikeout"]
+    subjects = list(dict.fromkeys(a.facts["subject"] for a in struck))
+    if struck[0].id == artifact.id and len(subjects) <= 6:
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "strikeout-list",
+                "Which text in this document is struck through?",
+                [f"“{subject}” is struck through." for subject in subjects],
+                value=facts["subject"],
+                anchor=["struck through"],
+                notes=[f"list answer: all {len(subjects)} struck-through passages"]
+                if len(subjects) > 1
+                else [],
+            )
         )
-    ]
+    if _part_of_paragraph(facts["subject"], facts.get("paragraph", "")):
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "strikeout-text",
+                f"In the paragraph beginning “{paragraph}”, which text is struck through?",
+                [f"The struck-through text is “{facts['subject']}”."],
+                value=facts["subject"],
+                anchor=["struck through"],
+            )
+        )
+    return out
 
 
 def _layout_section(document: Document, artifact: Artifact) -> list[Candidate]:
