@@ -210,10 +210,14 @@ def table(document: Document, artifact: Artifact) -> list[Candidate]:
 
 def cells(document: Document, artifact: Artifact) -> list[Candidate]:
     out = []
+    labels = [p["label"] for p in artifact.facts.get("pairs", [])]
     pairs = [
         p
         for p in artifact.facts.get("pairs", [])
-        if labelled(p["label"])
+        if not _in_header_row(p)
+        and labels.count(p["label"]) == 1
+        and not p["label"].startswith("#")
+        and labelled(p["label"])
         and len(p["label"].strip()) >= 3
         and len(p["value"].strip()) >= 2
         and p["label"].strip() != p["value"].strip()
@@ -304,6 +308,17 @@ def formula(document: Document, artifact: Artifact) -> list[Candidate]:
             )
         )
     return out
+
+
+NUMERIC_VALUE = re.compile(r"[-+(]?[$€£]?\s*[\d.,]+\s*%?\)?|\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}")
+
+
+def _in_header_row(pair: dict) -> bool:
+    """True when a text value sits next to a text label without a colon: two headers of a
+    row, or two columns of a list, not a label with its value."""
+    if NUMERIC_VALUE.fullmatch(pair["value"].strip()):
+        return False
+    return not pair["label"].strip().endswith(":")
 
 
 def _flat(text: str) -> str:
