@@ -206,6 +206,7 @@ def ledger(tmp_path_factory: pytest.TempPathFactory) -> Path:
         sheet.cell(row, 1, item)
         sheet.cell(row, 2, amount)
     sheet["B5"] = "=SUM(B2:B4)"
+    sheet["A8"] = "Amounts are entered monthly and reconciled against the household bank statement."
     sheet["C2"] = "=Rates!B2"
     red = PatternFill("solid", start_color="FFC7CE", end_color="FFC7CE")
     sheet.conditional_formatting.add(
@@ -258,6 +259,15 @@ def test_workbook_properties_are_extracted_and_asked(ledger: Path, tmp_path: Pat
     asked = {c.question_type: c for c in questions(ledger, tmp_path)}
     assert asked["metadata-title"].answer == ["The document property “Title” is Household ledger."]
     assert "workbook" in asked["metadata-creator"].question
+
+
+def test_a_note_on_the_sheet_gives_a_cloze(ledger: Path, tmp_path: Path) -> None:
+    (note,) = of_type(questions(ledger, tmp_path), "cell-note-cloze")
+    assert "the note in cell A8" in note.question and "____" in note.question
+    blank = re.findall(r"“([^”]*)”", note.question)[-1]
+    assert blank.replace("____", note.probe.value) == (
+        "Amounts are entered monthly and reconciled against the household bank statement."
+    )
 
 
 def test_no_cell_question_asks_by_address_alone(ledger: Path, tmp_path: Path) -> None:

@@ -304,6 +304,42 @@ def labelled(label: str) -> bool:
     return bool(label.strip()) and not POSITIONAL_LABEL.match(label.strip())
 
 
+CLOZE_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+CLOZE_NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*\d%?(?![\w])|(?<![\w.])\d{2,}%?(?![\w])")
+CLOZE_WORD = re.compile(r"[^\W\d_]{7,}")
+
+
+def cloze_spans(text: str, limit: int = 2) -> list[tuple[str, str]]:
+    """(sentence with a blank, blanked span): numbers first, else a long distinctive word.
+
+    Only real sentences are blanked (see `is_sentence`): a list item or a line of
+    keywords gives no context to fill the blank from.
+    """
+    out: list[tuple[str, str]] = []
+    for line in text.splitlines():
+        for sentence in CLOZE_SENTENCE.split(line.strip()):
+            sentence = " ".join(sentence.split())
+            if len(out) >= cap(limit) or not 30 <= len(sentence) <= 300:
+                continue
+            if not is_sentence(sentence):
+                continue
+            tokens = f" {normalize(sentence)} "
+            numbers = [n for n in CLOZE_NUMBER.findall(sentence) if f" {normalize(n)} " in tokens]
+            words = [
+                w
+                for w in CLOZE_WORD.findall(sentence)
+                if text.count(w) == 1 and f" {normalize(w)} " in tokens
+            ]
+            if numbers:
+                span = max(numbers, key=len)
+            elif words:
+                span = max(words, key=len)
+            else:
+                continue
+            out.append((sentence.replace(span, "____", 1), span))
+    return out
+
+
 def is_sentence(text: str) -> bool:
     """True for a real sentence: six words or more, ending as a sentence ends (or running to
     ten words or more), not a list of fragments separated by commas."""

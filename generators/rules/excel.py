@@ -14,7 +14,9 @@ from fidelity.model import Artifact, Candidate, Document
 from generators.draft import candidate, quote
 from generators.rules.common import (
     Rule,
+    cap,
     chart_extremes,
+    cloze_spans,
     described,
     labelled,
     metadata_rule,
@@ -235,6 +237,32 @@ def cells(document: Document, artifact: Artifact) -> list[Candidate]:
                 anchor=[pair["cell"]],
             )
         )
+    return out + _note_clozes(document, artifact)
+
+
+def _note_clozes(document: Document, artifact: Artifact) -> list[Candidate]:
+    """A word or number blanked from a sentence written in a free-form cell (a note or an
+    instruction on the sheet)."""
+    out = []
+    for item in artifact.facts.get("cells", []):
+        text = _flat(re.sub(r"\*+|\[[^\]]*\]", "", item["text"]))
+        if "\\" in text or "⟦" in text:  # a file path or a formula placeholder, not prose
+            continue
+        for blanked, span in cloze_spans(text, limit=1):
+            if len(out) >= cap(1):
+                return out
+            out.append(
+                candidate(
+                    document,
+                    artifact,
+                    "cell-note-cloze",
+                    f"On {_on(artifact)}, which word or number fills the blank in the note in "
+                    f"cell {item['cell']}: “{blanked}”?",
+                    [f"The missing text is “{span}”."],
+                    value=span,
+                    anchor=[blanked.replace("____", " ")],
+                )
+            )
     return out
 
 

@@ -17,10 +17,9 @@ from fidelity.text import normalize
 from generators.draft import candidate, quote
 from generators.rules.common import (
     Rule,
-    cap,
     chart_questions,
+    cloze_spans,
     described,
-    is_sentence,
     labelled,
     metadata_rule,
     pick,
@@ -30,9 +29,6 @@ from generators.rules.common import (
 )
 from generators.rules.shape_names import shape_phrase, slide_shapes
 
-SENTENCE = re.compile(r"(?<=[.!?])\s+")
-NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*\d%?(?![\w])|(?<![\w.])\d{2,}%?(?![\w])")
-WORD = re.compile(r"[^\W\d_]{7,}")
 PER_SLIDE = 3
 # Geometry and SmartArt layout names as Office shows them; anything else is an internal id.
 DISPLAYED_GEOMETRIES = frozenset(PRESET_NAMES.values())
@@ -78,42 +74,11 @@ def _only_one(document: Document, artifact: Artifact) -> bool:
     )
 
 
-def _cloze(text: str, limit: int = 2) -> list[tuple[str, str]]:
-    """(sentence with a blank, blanked span): numbers first, else a long distinctive word.
-
-    Only real sentences are blanked (see `is_sentence`): a list item or a line of
-    keywords gives no context to fill the blank from.
-    """
-    out: list[tuple[str, str]] = []
-    for line in text.splitlines():
-        for sentence in SENTENCE.split(line.strip()):
-            sentence = " ".join(sentence.split())
-            if len(out) >= cap(limit) or not 30 <= len(sentence) <= 300:
-                continue
-            if not is_sentence(sentence):
-                continue
-            tokens = f" {normalize(sentence)} "
-            numbers = [n for n in NUMBER.findall(sentence) if f" {normalize(n)} " in tokens]
-            words = [
-                w
-                for w in WORD.findall(sentence)
-                if text.count(w) == 1 and f" {normalize(w)} " in tokens
-            ]
-            if numbers:
-                span = max(numbers, key=len)
-            elif words:
-                span = max(words, key=len)
-            else:
-                continue
-            out.append((sentence.replace(span, "____", 1), span))
-    return out
-
-
 def _cloze_questions(
     document: Document, artifact: Artifact, text: str, where: str, question_type: str
 ) -> list[Candidate]:
     out = []
-    for blanked, span in _cloze(text):
+    for blanked, span in cloze_spans(text):
         out.append(
             candidate(
                 document,
