@@ -22,6 +22,7 @@ from extractors.excel_sheet import read_sheet
 from extractors.excel_workbook import open_workbook
 from fidelity.model import Artifact, Candidate, Document
 from fidelity.xmlsafe import Package
+from filters.explain import _candidate
 from generators.rules import common, generate
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
@@ -338,3 +339,11 @@ def test_shapes_are_named_by_what_the_slide_shows(deck: Path, tmp_path: Path) ->
     kinds = {c.question for c in of_type(asked, "shape-type")}
     star = "the shape holding the text “Herb corner” on slide 1"
     assert f"What type of shape (preset geometry) is {star}?" in kinds
+
+
+def test_explain_shows_how_a_question_was_qualified(tmp_path: Path) -> None:
+    path = CORPUS / "excel" / "TemplateWithTableSourcePivotTables.xlsx"
+    qualified = next(c for c in questions(path, tmp_path) if c.notes)
+    printed: list[str] = []
+    _candidate(printed.append, qualified, "kept", None)
+    assert any(line.startswith("  - generation: ") for line in printed)
