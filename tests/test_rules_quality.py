@@ -347,3 +347,27 @@ def test_explain_shows_how_a_question_was_qualified(tmp_path: Path) -> None:
     printed: list[str] = []
     _candidate(printed.append, qualified, "kept", None)
     assert any(line.startswith("  - generation: ") for line in printed)
+
+
+def test_a_merged_slide_table_header_covers_its_columns(tmp_path: Path) -> None:
+    made = Presentation()
+    slide = made.slides.add_slide(made.slide_layouts[5])
+    shape = slide.shapes.add_table(3, 3, PptInches(1), PptInches(2), PptInches(6), PptInches(2))
+    table = shape.table
+    table.cell(0, 1).merge(table.cell(0, 2))
+    for (row, column), text in {
+        (0, 0): "Site",
+        (0, 1): "Visits",
+        (1, 0): "North",
+        (1, 1): "12",
+        (1, 2): "15",
+        (2, 0): "South",
+        (2, 1): "7",
+        (2, 2): "9",
+    }.items():
+        table.cell(row, column).text = text
+    path = tmp_path / "merged.pptx"
+    made.save(path)
+    merged = of_type(questions(path, tmp_path), "table-merged-header")
+    assert merged and all(len(item.answer) == 2 for item in merged)
+    assert all("“Visits”" in item.question for item in merged)

@@ -330,7 +330,7 @@ def table(document: Document, artifact: Artifact) -> list[Candidate]:
         return []
     facts = artifact.facts
     header = facts.get("header_row", True) is not False
-    rows = facts.get("rows", [])
+    rows = facts.get("grid") or facts.get("rows", [])
     cells = table_cells(rows, artifact.id, limit=2, header=header)
     out = [table_cell_question(document, artifact, where, cell) for cell in cells]
     return out + table_comparison(document, artifact, where, rows, header)
