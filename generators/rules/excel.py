@@ -139,7 +139,25 @@ def sheet(document: Document, artifact: Artifact) -> list[Candidate]:
 def _lookups(document: Document, artifact: Artifact, where: str) -> list[Candidate]:
     out = []
     lookups = [item for item in artifact.facts.get("lookups", []) if labelled(item["row_label"])]
+    pairs = artifact.kind == "tlr" and artifact.facts.get("columns") == 2
     for item in lookups[:2]:
+        if pairs:  # a label-value range: its first row is a pair too, not column headers
+            out.append(
+                candidate(
+                    document,
+                    artifact,
+                    "cell-lookup",
+                    f"In {where} on {_on(artifact)}, what value is given for "
+                    f"'{quote(item['row_label'], 50)}'?",
+                    [
+                        f"The value given for '{_flat(item['row_label'])}' is "
+                        f"{_flat(item['value'])} (cell {item['cell']})."
+                    ],
+                    value=item["value"],
+                    anchor=[item["row_label"]],
+                )
+            )
+            continue
         out.append(
             candidate(
                 document,
