@@ -371,3 +371,12 @@ def test_a_merged_slide_table_header_covers_its_columns(tmp_path: Path) -> None:
     merged = of_type(questions(path, tmp_path), "table-merged-header")
     assert merged and all(len(item.answer) == 2 for item in merged)
     assert all("“Visits”" in item.question for item in merged)
+
+
+def test_a_value_found_once_on_the_sheet_asks_for_its_label(tmp_path: Path) -> None:
+    asked = questions(CORPUS / "excel" / "45544.xlsx", tmp_path)
+    (relation,) = of_type(asked, "label-next-to-value")
+    assert relation.question == (
+        "On sheet 'Profile of Class', which label sits next to the value 32.0%?"
+    )
+    assert relation.answer == ["The label 'International' sits next to 32.0%."]

@@ -239,6 +239,7 @@ def cells(document: Document, artifact: Artifact) -> list[Candidate]:
         and not p["label"].startswith("#")
         and labelled(p["label"])
         and len(p["label"].strip()) >= 3
+        and not re.fullmatch(r"\$?[A-Z]{1,3}\$?\d+", p["label"].strip())  # a cell address
         and len(p["value"].strip()) >= 2
         and p["label"].strip() != p["value"].strip()
     ]
@@ -255,7 +256,32 @@ def cells(document: Document, artifact: Artifact) -> list[Candidate]:
                 anchor=[pair["cell"]],
             )
         )
-    return out + _note_clozes(document, artifact)
+    return out + _label_next_to(document, artifact, pairs) + _note_clozes(document, artifact)
+
+
+def _label_next_to(document: Document, artifact: Artifact, pairs: list[dict]) -> list[Candidate]:
+    """Relational layout: which label sits next to a value that appears once on the sheet."""
+    sheet_text = "\n".join(
+        a.text for a in document.artifacts if a.facts.get("sheet") == artifact.facts["sheet"]
+    )
+    for pair in pairs[2:] or pairs:
+        value = _flat(pair["value"])
+        if not NUMERIC_VALUE.fullmatch(value):
+            continue
+        if len(re.findall(rf"(?<![\w.,]){re.escape(value)}(?![\w.,]|\d)", sheet_text)) != 1:
+            continue
+        return [
+            candidate(
+                document,
+                artifact,
+                "label-next-to-value",
+                f"On {_on(artifact)}, which label sits next to the value {value}?",
+                [f"The label '{_flat(pair['label'])}' sits next to {value}."],
+                value=pair["label"],
+                anchor=[],  # label and value are two lines of the view: look for the label
+            )
+        ][: cap(1)]
+    return []
 
 
 def _note_clozes(document: Document, artifact: Artifact) -> list[Candidate]:
