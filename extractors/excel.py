@@ -32,6 +32,8 @@ from extractors.excel_sheet import (
     read_sheet,
 )
 from extractors.excel_workbook import SheetInfo, Workbook, open_workbook
+from extractors.ooxml_props import metadata_artifacts
+from extractors.powerpoint_xml import preset_name
 from fidelity.hashing import IdMaker
 from fidelity.model import Artifact, Document, placeholder_for
 from fidelity.sizes import size_metadata
@@ -46,13 +48,10 @@ MAX_LOOKUPS = 4
 ChartRenderer = Callable[[Path, str, dict[str, Any], Path], Path | None]
 chart_renderer: ChartRenderer | None = None
 
-GEOMETRY_WORDS = {"rect": "rectangle", "roundRect": "rounded rectangle", "custom": "freeform"}
-
 
 def geometry_words(prst: str) -> str:
-    if prst in GEOMETRY_WORDS:
-        return GEOMETRY_WORDS[prst]
-    return re.sub(r"(?<=[a-z])(?=[A-Z0-9])", " ", prst).lower()
+    """A DrawingML preset geometry by the name Office shows (shared with PowerPoint)."""
+    return "freeform" if prst == "custom" else preset_name(prst)
 
 
 class _Builder:
@@ -128,6 +127,8 @@ class _Builder:
         for sheet in sheets:
             self.sheet_section(sheet)
         self.defined_names()
+        properties = metadata_artifacts(self.package, category="Other")
+        self.document.artifacts.extend(properties)
         self.document.body = "\n\n".join(self.body)
         hidden = sum(1 for sheet in sheets if sheet.state != "visible")
         self.document.size = size_metadata(
@@ -381,12 +382,21 @@ class _Builder:
             if cell is not None and isinstance(cell.value, str) and cell.display.strip():
                 labels[row] = cell.display.strip()
         unique_labels = {r: t for r, t in labels.items() if list(labels.values()).count(t) == 1}
+        # A header merged over several columns names none of them alone (ask no lookup there).
+        spanned = {
+            (header, col)
+            for top_row, first, bottom_row, last in data.merged
+            if top_row <= header <= bottom_row and last > first
+            for col in range(first, last + 1)
+        }
         out = []
         for row, row_label in unique_labels.items():
             for col in range(right, left, -1):
                 head = data.cells.get((header, col))
                 cell = data.cells.get((row, col))
                 if head is None or cell is None or not head.display.strip():
+                    continue
+                if (header, col) in spanned:
                     continue
                 if not cell.display.strip() or len(cell.display) > 60:
                     continue
@@ -748,7 +758,10 @@ class _Builder:
             condition = "every value" if condition == effect.split(" (")[0] else condition
             text = f"Conditional formatting on {label}!{rule['sqref']}: {effect} over {condition}"
         else:
-            effect = ", ".join(f"{k} {v}" for k, v in rule["style"].items()) or "a format"
+            effect = (
+                ", ".join(k if k == v else f"{k} {v}" for k, v in rule["style"].items())
+                or "a format"
+            )
             text = f"Conditional formatting on {label}!{rule['sqref']}: {condition} -> {effect}"
         facts = {**rule, "sheet": sheet.name, "condition": condition, "effect": effect}
         return self.add(

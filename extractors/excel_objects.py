@@ -255,7 +255,7 @@ def _text_body(element: etree._Element) -> str:
         text = "".join(t.text or "" for t in paragraph.iter(f"{{{A}}}t"))
         if text.strip():
             paragraphs.append(" ".join(text.split()))
-    return " / ".join(paragraphs)
+    return " ".join(paragraphs)  # as printed: one paragraph reads on into the next
 
 
 def _properties(element: etree._Element) -> dict[str, str]:

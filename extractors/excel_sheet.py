@@ -166,8 +166,8 @@ class _SharedFormulas:
                 master, origin = self.masters[index]
                 try:
                     text = Translator(f"={master}", origin=origin).translate_formula(ref)[1:]
-                except Exception:  # a formula the translator cannot parse stays as the master
-                    text = master
+                except Exception:  # untranslatable: the cell's own formula is unknown
+                    return None, "shared-untranslated"
         if not text:
             return None, None
         return text, kind

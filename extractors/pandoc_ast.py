@@ -73,6 +73,40 @@ def table_rows(content: list[Any]) -> list[list[str]]:
     return [[" ".join(stringify(cell[4]).split()) for cell in row[1]] for row in raw_rows]
 
 
+def table_grid(content: list[Any]) -> list[list[str]]:
+    """Cell texts on the table's full grid: a merged cell's text fills every position it spans,
+    so each column of every row lines up with the header above it."""
+    _, _, _, head, bodies, foot = content
+    raw_rows = list(head[1])
+    for body in bodies:
+        raw_rows.extend(body[2])
+        raw_rows.extend(body[3])
+    raw_rows.extend(foot[1])
+    grid: list[list[str]] = []
+    pending: dict[tuple[int, int], str] = {}  # (row, column) filled by a row span from above
+    for row_index, row in enumerate(raw_rows):
+        line: list[str] = []
+        cells = iter(row[1])
+        column = 0
+        while True:
+            if (row_index, column) in pending:
+                line.append(pending.pop((row_index, column)))
+                column += 1
+                continue
+            cell = next(cells, None)
+            if cell is None:
+                break
+            text = " ".join(stringify(cell[4]).split())
+            rowspan, colspan = max(1, int(cell[2])), max(1, int(cell[3]))
+            for offset in range(colspan):
+                line.append(text)
+                for below in range(1, rowspan):
+                    pending[(row_index + below, column + offset)] = text
+            column += colspan
+        grid.append(line)
+    return grid
+
+
 def head_row_count(content: list[Any]) -> int:
     return len(content[3][1])
 

@@ -523,15 +523,25 @@ def _table(ctx: SlideContext, shape: Shape) -> list[str]:
     props = table.find(a("tblPr"))
     header_row = props is not None and props.get("firstRow") in ("1", "true")
     grid: list[list[str]] = []
+    spread: list[list[str]] = []  # merged cells repeat their text over the span
     fills: list[list[Color | None]] = []
     html_rows = []
     for row in table.findall(a("tr")):
         values: list[str] = []
+        spread_row: list[str] = []
         colors: list[Color | None] = []
         cells_html = []
         for cell in row.findall(a("tc")):
             merged = cell.get("hMerge") in ("1", "true") or cell.get("vMerge") in ("1", "true")
             text = "" if merged else _cell_text(ctx, cell)
+            if cell.get("hMerge") in ("1", "true") and spread_row:
+                spread_row.append(spread_row[-1])
+            elif (
+                cell.get("vMerge") in ("1", "true") and spread and len(spread_row) < len(spread[-1])
+            ):
+                spread_row.append(spread[-1][len(spread_row)])
+            else:
+                spread_row.append(text)
             fill = ctx.slide.palette.fill(cell.find(a("tcPr")))
             color = fill if isinstance(fill, Color) else None
             values.append(text)
@@ -548,6 +558,7 @@ def _table(ctx: SlideContext, shape: Shape) -> list[str]:
             tag = "th" if header_row and not grid else "td"
             cells_html.append(f"<{tag}{attributes}>{html.escape(text)}</{tag}>")
         grid.append(values)
+        spread.append(spread_row)
         fills.append(colors)
         html_rows.append("<tr>" + "".join(cells_html) + "</tr>")
     if not any(any(row) for row in grid):
@@ -555,7 +566,7 @@ def _table(ctx: SlideContext, shape: Shape) -> list[str]:
     columns = max(len(row) for row in grid)
     text_rows = ["| " + " | ".join(cell.replace("|", "/") for cell in row) + " |" for row in grid]
     text = f"{label(shape)} table ({len(grid)} rows × {columns} columns):\n" + "\n".join(text_rows)
-    facts = {"rows": grid, "header_row": header_row, "shape_name": shape.name}
+    facts = {"rows": grid, "grid": spread, "header_row": header_row, "shape_name": shape.name}
     artifact = ctx.add(
         "table",
         (shape.shape_id,),

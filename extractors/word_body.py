@@ -17,7 +17,7 @@ from typing import Any
 
 import pypandoc
 
-from extractors.pandoc_ast import Node, head_row_count, para, stringify, table_rows
+from extractors.pandoc_ast import Node, head_row_count, para, stringify, table_grid, table_rows
 from fidelity.hashing import IdMaker
 from fidelity.model import Artifact, placeholder_for
 
@@ -238,6 +238,10 @@ class _Walker:
                 locator=f"table {number} in section '{self.heading}'",
                 facts={
                     "rows": rows,
+                    "grid": [
+                        [_PLACEHOLDERS.sub("", cell).strip() for cell in row]
+                        for row in table_grid(content)
+                    ],
                     "header_rows": head_row_count(content),
                     "caption": caption,
                     "heading": self.heading,

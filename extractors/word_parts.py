@@ -72,6 +72,7 @@ def comments(package: Package, root: etree._Element) -> list[Artifact]:
     if part is None:
         return []
     anchors = _comment_anchors(root)
+    points = _comment_points(root, {key for key, text in anchors.items() if text.strip()})
     para_to_comment: dict[str, str] = {}
     records = []
     for comment in part.iter(w("comment")):
@@ -89,6 +90,7 @@ def comments(package: Package, root: etree._Element) -> list[Artifact]:
                 "date": attr(comment, "date") or "",
                 "text": " ".join(" ".join(paragraphs_text(comment)).split()) or _pictures(comment),
                 "anchor": " ".join(anchors.get(comment_id, "").split()),
+                "paragraph": points.get(comment_id, ""),
             }
         )
     parents: dict[str, str] = {}
@@ -137,6 +139,31 @@ def _pictures(element: etree._Element) -> str:
         for node in element.iter(f"{{{VML}}}imagedata", f"{{{PIC}}}cNvPr")
     ]
     return " ".join(f"[picture: {name}]" for name in names)
+
+
+def _comment_points(root: etree._Element, ranged: set[str]) -> dict[str, str]:
+    """For a comment anchored at a point (no text range), the paragraph holding its mark."""
+    points: dict[str, str] = {}
+    for reference in root.iter(w("commentReference")):
+        comment_id = attr(reference, "id") or ""
+        if comment_id in ranged or comment_id in points:
+            continue
+        paragraph = next(reference.iterancestors(w("p")), None)
+        if paragraph is None:
+            continue
+        text = " ".join(text_of(paragraph).split())
+        if not text:  # a paragraph holding only marks: name it by the paragraph before
+            before = next(
+                (
+                    " ".join(text_of(p).split())
+                    for p in paragraph.itersiblings(w("p"), preceding=True)
+                    if text_of(p).strip()
+                ),
+                "",
+            )
+            text = f"after: {before}" if before else ""
+        points[comment_id] = text
+    return points
 
 
 def _comment_anchors(root: etree._Element) -> dict[str, str]:
@@ -286,7 +313,8 @@ def _part_contents(
                     group="Images",
                 )
             )
-    text = " / ".join(" ".join(piece.split()) for piece in pieces if piece.strip())
+    # Paragraphs read on from one printed line to the next ("Towards a" / "working definition").
+    text = " ".join(" ".join(piece.split()) for piece in pieces if piece.strip())
     return text, inner
 
 

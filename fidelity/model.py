@@ -142,6 +142,8 @@ class Candidate(BaseModel):
     probe: Probe
     generator: str
     generator_version: str
+    # What the generator checked before drafting (e.g. how an ambiguous name was qualified).
+    notes: list[str] = Field(default_factory=list)
 
     @staticmethod
     def make_id(file_sha: str, artifact_id: str, question: str) -> str:

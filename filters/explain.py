@@ -89,6 +89,8 @@ def _candidate(
     for statement in candidate.answer:
         say(f"  A: {statement}")
     say(f"  generator: {candidate.generator} {candidate.generator_version}")
+    for note in candidate.notes:
+        say(f"  - generation: {note}")
 
 
 def _decision(say: Callable[[str], None], store: RunStore, decision: Decision) -> None:

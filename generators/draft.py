@@ -19,6 +19,7 @@ def candidate(
     anchor: list[str] | None = None,
     generator: str = "rules",
     generator_version: str = "1",
+    notes: list[str] | None = None,
 ) -> Candidate:
     """A candidate whose probe (value near anchor words) drives the leakage test."""
     return Candidate(
@@ -34,6 +35,7 @@ def candidate(
         probe=Probe(value=value, anchor=[a for a in (anchor or []) if a]),
         generator=generator,
         generator_version=generator_version,
+        notes=notes or [],
     )
 
 

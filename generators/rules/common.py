@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 
 from extractors.chart import formatted_points
 from fidelity.model import Artifact, Candidate, Document
@@ -46,6 +47,16 @@ NOISY_CUSTOM = re.compile(
 GENERIC_ALT = re.compile(
     r"^(picture|image|graphic|chart|figure|ink)\s*\d*$|\.(png|jpe?g|gif|emf|wmf|bmp|tiff?)$", re.I
 )
+# One token with digits, underscores or inner capitals ("clip_image001", "meeting2",
+# "PowerPointFront"): a file or object name, not a description.
+IDENTIFIER_ALT = re.compile(r"^\S*(\d|_|[a-z][A-Z])\S*$")
+# Labels a table reader does not see: positional stand-ins and bare enumerators ("1.", "b)").
+POSITIONAL_LABEL = re.compile(
+    r"^(row|column|col)\s*\d+$|^\(?(\d{1,3}|[a-z]|[ivxlc]{1,4})[.)]$|^\W*$", re.I
+)
+GUID = re.compile(r"^\{?[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}\}?$", re.I)
+WORDS = re.compile(r"[^\W\d_]+")
+SENTENCE_END = re.compile(r"[.!?…][”\"')\]]*$")
 # Multiplies the per-artifact caps (cells per table, sentences per chunk); `regen` raises it.
 _widen: ContextVar[int] = ContextVar("widen", default=1)
 
@@ -74,53 +85,312 @@ def pick(key: str, count: int) -> int:
     return int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % max(1, count)
 
 
-def table_cells(
-    rows: list[list[str]], key: str, limit: int = MAX_CELLS
-) -> list[tuple[str, str, str]]:
-    """(row header, column header, value) for a few unambiguous cells of a grid.
+@dataclass(frozen=True)
+class TableCell:
+    """What one question about a table asks: a row label, its column header (None in a
+    two-column key–value table) and every value that header covers in the row."""
 
-    The first row is taken as column headers and the first column as row headers;
-    a cell qualifies when its row and column headers are unique and non-empty and
-    it is not itself a header-like repeat.
+    row: str
+    column: str | None
+    values: tuple[str, ...]
+
+    @property
+    def value(self) -> str:
+        return "; ".join(self.values)
+
+
+MAX_VALUE_CHARS = 120
+ORDINAL_WORDS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+
+
+def table_cells(
+    rows: list[list[str]], key: str, limit: int = MAX_CELLS, header: bool = True
+) -> list[TableCell]:
+    """A few unambiguous cells of a grid (merged cells repeated over their span).
+
+    The first column holds row labels; with `header` the first row holds column headers.
+    A header merged over several columns (the same text repeated side by side) covers
+    all their values, which the cell then lists in order. A two-column grid is read as
+    label–value pairs, with no column header asked. Rows whose label repeats, labels a
+    reader does not see ('row 2', a bare '1.') and values that repeat the labels or run
+    longer than a short answer are left out.
     """
-    if len(rows) < 2 or len(rows[0]) < 2:
+    rows = _without_title_row([row for row in rows if row]) if header else rows
+    width = max((len(row) for row in rows), default=0)
+    if len(rows) < 2 or width < 2:
         return []
-    header = rows[0]
-    row_headers = [row[0] for row in rows[1:] if row]
+    pairs = width == 2
+    body = rows[1:] if header else rows
+    if all(_number(cell) is not None for row in body for cell in row if cell):
+        return []  # a grid of numbers only: no row is labelled, every cell is guessable
+    labels = [row[0] for row in body]
+    columns = _header_spans(rows[0]) if header and not pairs else []
     candidates = []
-    for row in rows[1:]:
-        if len(row) != len(header) or not row[0] or row_headers.count(row[0]) > 1:
+    for row in body:
+        if len(row) != width or not labelled(row[0]) or labels.count(row[0]) > 1:
             continue
-        for column in range(1, len(header)):
-            name, value = header[column], row[column]
-            if not name or not value or header.count(name) > 1 or value in (name, row[0]):
+        if row[1] == row[0] and rows[0][1] != rows[0][0]:  # label spans columns the header splits
+            continue
+        if pairs:
+            value = row[1]
+            if (
+                value
+                and value != row[0]
+                and len(value) <= MAX_VALUE_CHARS
+                and not GUID.match(value)
+            ):
+                candidates.append(TableCell(row[0], None, (value,)))
+            continue
+        for name, first, last in columns:
+            values = tuple(dict.fromkeys(v for v in row[first : last + 1] if v))
+            if not labelled(name) or not values or len("; ".join(values)) > MAX_VALUE_CHARS:
                 continue
-            candidates.append((row[0], name, value))
-    chosen: list[tuple[str, str, str]] = []
+            if any(v in (name, row[0]) or GUID.match(v) for v in values):
+                continue
+            candidates.append(TableCell(row[0], name, values))
+    chosen: list[TableCell] = []
     while candidates and len(chosen) < cap(limit):
         chosen.append(candidates.pop(pick(f"{key}:{len(chosen)}", len(candidates))))
     return chosen
 
 
+def table_cell_question(
+    document: Document, artifact: Artifact, where: str, cell: TableCell
+) -> Candidate:
+    """The question on one TableCell of the table `where` names ('table 3 (under “…”)')."""
+    label = quote(cell.row, 50)
+    row = (
+        f"the row beginning with “{label}”"
+        if _number(cell.row) is not None
+        else f"the row “{label}”"
+    )
+    if cell.column is None:
+        return candidate(
+            document,
+            artifact,
+            "table-cell",
+            f"In {where}, what value is given for “{label}”?",
+            [f"{where[0].upper()}{where[1:]} gives {cell.value} for “{cell.row}”."],
+            value=cell.value,
+            anchor=[cell.row],
+        )
+    column = quote(cell.column, 50)
+    if len(cell.values) == 1:
+        return candidate(
+            document,
+            artifact,
+            "table-cell",
+            f"In {where}, what is the value in {row} under the column “{column}”?",
+            [f"The value in row “{cell.row}”, column “{cell.column}” is {cell.value}."],
+            value=cell.value,
+            anchor=[cell.row],
+        )
+    return candidate(
+        document,
+        artifact,
+        "table-merged-header",
+        f"In {where}, which values does {row} show under the merged column header "
+        f"“{column}” (from left to right)?",
+        [
+            f"The {ORDINAL_WORDS[i] if i < len(ORDINAL_WORDS) else f'#{i + 1}'} value under "
+            f"“{column}” in {row} is {v}."
+            for i, v in enumerate(cell.values)
+        ],
+        value=cell.values[0],
+        anchor=[cell.row],
+        notes=[f"the header “{cell.column}” spans {len(cell.values)} values in this row"],
+    )
+
+
+NUMBER_CELL = re.compile(r"^[-+(]?[$€£]?\s*[\d,]*\.?\d+\s*%?\)?$")
+
+
+def _number(text: str) -> float | None:
+    """The number a table cell shows ('1,234', '$7.50', '12%', '(3)'), or None."""
+    text = text.strip()
+    if not NUMBER_CELL.match(text):
+        return None
+    sign = -1 if text.startswith(("-", "(")) else 1
+    digits = re.sub(r"[^\d.]", "", text)
+    try:
+        return sign * float(digits)
+    except ValueError:
+        return None
+
+
+def table_comparison(
+    document: Document, artifact: Artifact, where: str, rows: list[list[str]], header: bool = True
+) -> list[Candidate]:
+    """Which row holds the highest (or lowest) value of a numeric column, and that value.
+
+    The column is one whose every body cell is a number (three rows or more) under a
+    header seen once; ties make the question ambiguous and skip it.
+    """
+    rows = _without_title_row([row for row in rows if row]) if header else rows
+    width = max((len(row) for row in rows), default=0)
+    if width < 2 or len(rows) < (4 if header else 3):
+        return []
+    body = [row for row in (rows[1:] if header else rows) if len(row) == width]
+    labels = [row[0] for row in body]
+    if len(set(labels)) != len(labels) or not all(labelled(label) for label in labels):
+        return []
+    if all(_number(label) is not None for label in labels):  # a data column, not labels
+        return []
+    columns = [(None, 1)] if width == 2 and not header else []
+    if header:
+        columns = [(name, first) for name, first, last in _header_spans(rows[0]) if first == last]
+    out = []
+    for name, column in columns:
+        numbers = [_number(row[column]) for row in body]
+        if len(body) < 3 or any(n is None for n in numbers):
+            continue
+        highest = pick(f"{artifact.id}:extreme:{column}", 2) == 0
+        target = max(numbers) if highest else min(numbers)  # type: ignore[type-var]
+        hits = [row for row, n in zip(body, numbers, strict=True) if n == target]
+        if len(hits) != 1:
+            continue
+        word = "highest" if highest else "lowest"
+        label, value = hits[0][0], hits[0][column]
+        under = f" in the column “{quote(name, 50)}”" if name else ""
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "table-extreme",
+                f"In {where}, which row has the {word} value{under}, and what is that value?",
+                [f"The row “{label}” has the {word} value{under}.", f"That value is {value}."],
+                value=value,
+                anchor=[label],
+            )
+        )
+        if len(out) >= cap(1):
+            break
+    return out
+
+
+def _without_title_row(rows: list[list[str]]) -> list[list[str]]:
+    """Drop a first row merged across the whole table (a title, not column headers)."""
+    if len(rows) > 2 and len(set(rows[0])) == 1 and len(rows[0]) > 2:
+        return rows[1:]
+    if len(rows) > 2 and len(set(rows[0][1:])) == 1 and len(rows[0]) > 3:
+        return rows[1:]
+    return rows
+
+
+def _header_spans(header: list[str]) -> list[tuple[str, int, int]]:
+    """(header text, first column, last column) of each column header after the first;
+    a header merged over several columns is one span. Headers that appear in two places
+    are left out (a reader could not tell which is meant)."""
+    spans: list[tuple[str, int, int]] = []
+    for column, name in enumerate(header):
+        if column == 0:
+            continue
+        if spans and spans[-1][0] == name and spans[-1][2] == column - 1:
+            spans[-1] = (name, spans[-1][1], column)
+        else:
+            spans.append((name, column, column))
+    names = [name for name, _, _ in spans]
+    return [span for span in spans if span[0] and names.count(span[0]) == 1]
+
+
 def described(alt: str) -> bool:
     """True when an alt text is an author's description, not a default name or file name."""
-    return len(alt) >= 8 and not GENERIC_ALT.search(alt.strip())
+    alt = alt.strip()
+    return len(alt) >= 8 and not GENERIC_ALT.search(alt) and not IDENTIFIER_ALT.match(alt)
+
+
+def labelled(label: str) -> bool:
+    """True when a row or column label is one a reader sees, not 'row 3' or a bare '1.'."""
+    return bool(label.strip()) and not POSITIONAL_LABEL.match(label.strip())
+
+
+CLOZE_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+CLOZE_NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*\d%?(?![\w])|(?<![\w.])\d{2,}%?(?![\w])")
+CLOZE_WORD = re.compile(r"[^\W\d_]{7,}")
+
+
+def cloze_spans(text: str, limit: int = 2) -> list[tuple[str, str]]:
+    """(sentence with a blank, blanked span): numbers first, else a long distinctive word.
+
+    Only real sentences are blanked (see `is_sentence`): a list item or a line of
+    keywords gives no context to fill the blank from.
+    """
+    out: list[tuple[str, str]] = []
+    for line in text.splitlines():
+        for sentence in CLOZE_SENTENCE.split(line.strip()):
+            sentence = " ".join(sentence.split())
+            if len(out) >= cap(limit) or not 30 <= len(sentence) <= 300:
+                continue
+            if not is_sentence(sentence):
+                continue
+            tokens = f" {normalize(sentence)} "
+            numbers = [n for n in CLOZE_NUMBER.findall(sentence) if f" {normalize(n)} " in tokens]
+            words = [
+                w
+                for w in CLOZE_WORD.findall(sentence)
+                if text.count(w) == 1 and f" {normalize(w)} " in tokens
+            ]
+            if numbers:
+                span = max(numbers, key=len)
+            elif words:
+                span = max(words, key=len)
+            else:
+                continue
+            out.append((sentence.replace(span, "____", 1), span))
+    return out
+
+
+def is_sentence(text: str) -> bool:
+    """True for a real sentence: six words or more, ending as a sentence ends (or running to
+    ten words or more), not a list of fragments separated by commas."""
+    words = WORDS.findall(text)
+    if len(words) < 6 or text.rstrip().endswith((",", ";", "-", "–")):
+        return False
+    return bool(SENTENCE_END.search(text.strip())) or len(words) >= 10
+
+
+DEFAULT_SERIES = re.compile(r"^Series \d+$")
+DEFAULT_CATEGORY = re.compile(r"^Category \d+$")
+
+
+def sample_data(facts: dict) -> bool:
+    """True for the data Office fills a freshly inserted chart with ('Series 1' over
+    'Category 1'…): nothing about it is the author's."""
+    series = facts.get("series", [])
+    return bool(series) and all(
+        DEFAULT_SERIES.match(str(s.get("name") or ""))
+        and all(DEFAULT_CATEGORY.match(str(c)) for c in s.get("categories", []) if c)
+        for s in series
+    )
+
+
+def _chart_place(document: Document, artifact: Artifact) -> str | None:
+    """Where a reader finds a chart without its title: its slide, or its place in the file."""
+    slide = artifact.facts.get("slide")
+    if slide is None:
+        return artifact.locator
+    charts = [a for a in document.artifacts if a.kind == "chart" and a.facts.get("slide") == slide]
+    return f"the chart on slide {slide}" if len(charts) <= 1 else None
 
 
 def chart_questions(document: Document, artifact: Artifact) -> list[Candidate]:
-    """Title, type and one data point of a chart (Word and PowerPoint charts)."""
+    """Title, type, one data point and the highest or lowest point of a chart (Word and
+    PowerPoint charts)."""
     facts = artifact.facts
     title = facts.get("title")
-    name = f"the chart titled “{quote(title, 60)}”" if title else artifact.locator
+    place = _chart_place(document, artifact)
+    name = f"the chart titled “{quote(title, 60)}”" if title else place
+    if name is None or sample_data(facts):
+        return []
     out = []
-    if title:
+    if title and place:
         out.append(
             candidate(
                 document,
                 artifact,
                 "chart-title",
-                f"What is the title of {artifact.locator}?",
-                [f"The chart's title is “{title}”."],
+                f"What is the title of {place}?",
+                [f"The chart's title is “{' '.join(title.split())}”."],
                 value=title,
                 anchor=["chart title"],
             )
@@ -138,7 +408,7 @@ def chart_questions(document: Document, artifact: Artifact) -> list[Candidate]:
             )
         )
     for series in facts.get("series", [])[:1]:
-        points = [(c, v) for c, v in formatted_points(series) if c and v]
+        points = [(c, v) for c, v in formatted_points(series) if c and v and c != v]
         if not points or not series.get("name"):
             continue
         category, value = points[pick(artifact.id, len(points))]
@@ -153,7 +423,46 @@ def chart_questions(document: Document, artifact: Artifact) -> list[Candidate]:
                 anchor=[str(series["name"]), str(category)],
             )
         )
-    return out
+    return out + chart_extremes(document, artifact, name)
+
+
+def chart_extremes(document: Document, artifact: Artifact, name: str) -> list[Candidate]:
+    """Which category holds the highest (or lowest) value of a chart's first named series,
+    and that value; a tie makes the question ambiguous and skips it."""
+    for series in artifact.facts.get("series", [])[:1]:
+        shown = formatted_points(series)
+        raw = [v for v in series.get("values", []) if v is not None]
+        if not series.get("name") or len(shown) < 3 or len(raw) != len(shown):
+            continue
+        try:
+            numbers = [float(v) for v in raw]
+        except (TypeError, ValueError):
+            continue
+        highest = pick(f"{artifact.id}:extreme", 2) == 0
+        target = max(numbers) if highest else min(numbers)
+        hits = [point for point, n in zip(shown, numbers, strict=True) if n == target]
+        categories = [c for c, _ in shown]
+        if len(hits) != 1 or len(set(categories)) != len(categories):
+            continue
+        category, value = hits[0]
+        word = "highest" if highest else "lowest"
+        series_name = series["name"]
+        return [
+            candidate(
+                document,
+                artifact,
+                "chart-extreme",
+                f"In {name}, which category has the {word} value in the series “{series_name}”, "
+                "and what is that value?",
+                [
+                    f"“{category}” has the {word} value of the series “{series_name}”.",
+                    f"That value is {value}.",
+                ],
+                value=str(value),
+                anchor=[str(series_name), str(category)],
+            )
+        ]
+    return []
 
 
 def metadata_rule(noun: str, value_question: Callable[[str], str]) -> Rule:
@@ -173,7 +482,9 @@ def metadata_rule(noun: str, value_question: Callable[[str], str]) -> Rule:
             question = f"What value does the custom document property “{label}” hold?"
         elif key in NOISY_PROPERTIES:
             return []
-        elif key in ("creator", "lastModifiedBy", "Manager"):
+        elif key == "lastModifiedBy":
+            question = f"Who last modified the {noun}, according to its properties?"
+        elif key in ("creator", "Manager"):
             question = f"Who is recorded as the {noun}'s {label.lower()} in its properties?"
         elif key in ("created", "modified"):
             question = f"When was the {noun} {label.lower()}, according to its properties?"

@@ -7,11 +7,49 @@ label, "Chart title"…), so the leakage test judges whether a view still states
 
 from __future__ import annotations
 
+import re
+
+from extractors.powerpoint_xml import PRESET_NAMES
 from fidelity.model import Artifact, Candidate, Document
 from generators.draft import candidate, quote
-from generators.rules.common import Rule
+from generators.rules.common import (
+    Rule,
+    cap,
+    chart_extremes,
+    cloze_spans,
+    described,
+    labelled,
+    metadata_rule,
+    sample_data,
+)
 
 ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}
+DISPLAYED_GEOMETRIES = frozenset(PRESET_NAMES.values()) | {"freeform"}
+# Icon sets as Excel's Conditional Formatting menu names them.
+ICON_SETS = {
+    "3Arrows": "3 Arrows (Colored)",
+    "3ArrowsGray": "3 Arrows (Gray)",
+    "3Flags": "3 Flags",
+    "3TrafficLights1": "3 Traffic Lights (Unrimmed)",
+    "3TrafficLights2": "3 Traffic Lights (Rimmed)",
+    "3Signs": "3 Signs",
+    "3Symbols": "3 Symbols (Circled)",
+    "3Symbols2": "3 Symbols (Uncircled)",
+    "3Stars": "3 Stars",
+    "3Triangles": "3 Triangles",
+    "4Arrows": "4 Arrows (Colored)",
+    "4ArrowsGray": "4 Arrows (Gray)",
+    "4RedToBlack": "Red To Black",
+    "4Rating": "4 Ratings",
+    "4TrafficLights": "4 Traffic Lights",
+    "5Arrows": "5 Arrows (Colored)",
+    "5ArrowsGray": "5 Arrows (Gray)",
+    "5Rating": "5 Ratings",
+    "5Quarters": "5 Quarters",
+    "5Boxes": "5 Boxes",
+}
+# Defined names Excel writes for itself (print areas, filters, custom views): not a reader's.
+SYSTEM_NAME = re.compile(r"^_xlnm\.|^Z_[0-9A-F_]+_\.wvu\.|^_|^__123Graph", re.I)
 
 
 def _unique(document: Document, artifact: Artifact, value: str, values) -> bool:
@@ -48,19 +86,25 @@ def sheet(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     out = []
     name, state = facts["name"], facts["state"]
-    same_state = [
-        a for a in document.artifacts if a.kind == "sheet" and a.facts.get("state") == state
-    ]
-    if state != "visible" and len(same_state) == 1:
+    hidden = [a for a in document.artifacts if a.kind == "sheet" and a.facts["state"] != "visible"]
+    if hidden and hidden[0].id == artifact.id:
+        single = len(hidden) == 1
         out.append(
             candidate(
                 document,
                 artifact,
                 "sheet-visibility",
-                f"Which sheet of this workbook is {state}?",
-                [f"The sheet '{name}' is {state}."],
+                "Which sheet of this workbook is hidden?"
+                if single
+                else "Which sheets of this workbook are hidden?",
+                [
+                    f"The sheet '{a.facts['name']}' is "
+                    + ("very hidden." if a.facts["state"] == "veryHidden" else "hidden.")
+                    for a in hidden
+                ],
                 value=name,
                 anchor=[state],
+                notes=[] if single else [f"list answer: all {len(hidden)} hidden sheets"],
             )
         )
     position, count = facts["position"], facts["count"]
@@ -94,7 +138,26 @@ def sheet(document: Document, artifact: Artifact) -> list[Candidate]:
 
 def _lookups(document: Document, artifact: Artifact, where: str) -> list[Candidate]:
     out = []
-    for item in artifact.facts.get("lookups", [])[:2]:
+    lookups = [item for item in artifact.facts.get("lookups", []) if labelled(item["row_label"])]
+    pairs = artifact.kind == "tlr" and artifact.facts.get("columns") == 2
+    for item in lookups[:2]:
+        if pairs:  # a label-value range: its first row is a pair too, not column headers
+            out.append(
+                candidate(
+                    document,
+                    artifact,
+                    "cell-lookup",
+                    f"In {where} on {_on(artifact)}, what value is given for "
+                    f"'{quote(item['row_label'], 50)}'?",
+                    [
+                        f"The value given for '{_flat(item['row_label'])}' is "
+                        f"{_flat(item['value'])} (cell {item['cell']})."
+                    ],
+                    value=item["value"],
+                    anchor=[item["row_label"]],
+                )
+            )
+            continue
         out.append(
             candidate(
                 document,
@@ -104,8 +167,9 @@ def _lookups(document: Document, artifact: Artifact, where: str) -> list[Candida
                 f"'{quote(item['row_label'], 50)}' under the column "
                 f"'{quote(item['column_header'], 50)}'?",
                 [
-                    f"The value for '{item['row_label']}' under '{item['column_header']}' "
-                    f"is {item['value']} (cell {item['cell']})."
+                    f"The value for '{_flat(item['row_label'])}' under "
+                    f"'{_flat(item['column_header'])}' is {_flat(item['value'])} "
+                    f"(cell {item['cell']})."
                 ],
                 value=item["value"],
                 anchor=[item["row_label"]],
@@ -146,6 +210,7 @@ def table(document: Document, artifact: Artifact) -> list[Candidate]:
             )
         )
     for column in facts.get("columns", []):
+        column = {**column, "name": _unescaped(column["name"])}
         if column.get("formula"):
             out.append(
                 candidate(
@@ -165,7 +230,20 @@ def table(document: Document, artifact: Artifact) -> list[Candidate]:
 
 def cells(document: Document, artifact: Artifact) -> list[Candidate]:
     out = []
-    for pair in artifact.facts.get("pairs", [])[:2]:
+    labels = [p["label"] for p in artifact.facts.get("pairs", [])]
+    pairs = [
+        p
+        for p in artifact.facts.get("pairs", [])
+        if not _in_header_row(p)
+        and labels.count(p["label"]) == 1
+        and not p["label"].startswith("#")
+        and labelled(p["label"])
+        and len(p["label"].strip()) >= 3
+        and not re.fullmatch(r"\$?[A-Z]{1,3}\$?\d+", p["label"].strip())  # a cell address
+        and len(p["value"].strip()) >= 2
+        and p["label"].strip() != p["value"].strip()
+    ]
+    for pair in pairs[:2]:
         out.append(
             candidate(
                 document,
@@ -173,25 +251,62 @@ def cells(document: Document, artifact: Artifact) -> list[Candidate]:
                 "labelled-value",
                 f"On {_on(artifact)}, what value is shown in cell {pair['cell']}, next to "
                 f"the label '{quote(pair['label'], 60)}'?",
-                [f"Cell {pair['cell']} shows {pair['value']}."],
+                [f"Cell {pair['cell']} shows {' '.join(pair['value'].split())}."],
                 value=pair["value"],
                 anchor=[pair["cell"]],
             )
         )
-    if not out:
-        for item in artifact.facts.get("cells", [])[:1]:
-            if len(item["text"].strip()) >= 4:
-                out.append(
-                    candidate(
-                        document,
-                        artifact,
-                        "cell-text",
-                        f"What does cell {item['cell']} on {_on(artifact)} contain?",
-                        [f"Cell {item['cell']} contains '{item['text']}'."],
-                        value=item["text"],
-                        anchor=[item["cell"]],
-                    )
+    return out + _label_next_to(document, artifact, pairs) + _note_clozes(document, artifact)
+
+
+def _label_next_to(document: Document, artifact: Artifact, pairs: list[dict]) -> list[Candidate]:
+    """Relational layout: which label sits next to a value that appears once on the sheet."""
+    sheet_text = "\n".join(
+        a.text for a in document.artifacts if a.facts.get("sheet") == artifact.facts["sheet"]
+    )
+    for pair in pairs[2:] or pairs:
+        value = _flat(pair["value"])
+        if not NUMERIC_VALUE.fullmatch(value):
+            continue
+        if len(re.findall(rf"(?<![\w.,]){re.escape(value)}(?![\w.,]|\d)", sheet_text)) != 1:
+            continue
+        return [
+            candidate(
+                document,
+                artifact,
+                "label-next-to-value",
+                f"On {_on(artifact)}, which label sits next to the value {value}?",
+                [f"The label '{_flat(pair['label'])}' sits next to {value}."],
+                value=pair["label"],
+                anchor=[],  # label and value are two lines of the view: look for the label
+            )
+        ][: cap(1)]
+    return []
+
+
+def _note_clozes(document: Document, artifact: Artifact) -> list[Candidate]:
+    """A word or number blanked from a sentence written in a free-form cell (a note or an
+    instruction on the sheet)."""
+    out = []
+    for item in artifact.facts.get("cells", []):
+        text = _flat(re.sub(r"\*+|\[[^\]]*\]", "", item["text"]))
+        if "\\" in text or "⟦" in text:  # a file path or a formula placeholder, not prose
+            continue
+        for blanked, span in cloze_spans(text, limit=1):
+            if len(out) >= cap(1):
+                return out
+            out.append(
+                candidate(
+                    document,
+                    artifact,
+                    "cell-note-cloze",
+                    f"On {_on(artifact)}, which word or number fills the blank in the note in "
+                    f"cell {item['cell']}: “{blanked}”?",
+                    [f"The missing text is “{span}”."],
+                    value=span,
+                    anchor=[blanked.replace("____", " ")],
                 )
+            )
     return out
 
 
@@ -211,7 +326,21 @@ def formula(document: Document, artifact: Artifact) -> list[Candidate]:
             anchor=[artifact.locator],
         )
     ]
-    if facts.get("sheets"):
+    cells = _precedent_cells(facts)
+    if facts.get("sheets") and len(cells) == 1 and cells[0][0] != facts["sheet"]:
+        sheet, ref = cells[0]
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "formula-cross-sheet",
+                f"Which sheet and cell does the formula in {where} read?",
+                [f"The formula in {where} reads {_cell_or_range(ref)} of the sheet '{sheet}'."],
+                value=sheet,
+                anchor=[artifact.locator],
+            )
+        )
+    elif facts.get("sheets"):
         out.append(
             candidate(
                 document,
@@ -221,6 +350,21 @@ def formula(document: Document, artifact: Artifact) -> list[Candidate]:
                 [f"The formula in {where} refers to the sheet '{facts['sheets'][0]}'."],
                 value=facts["sheets"][0],
                 anchor=[artifact.locator],
+            )
+        )
+    elif 1 <= len(cells) <= 4 and len(cells) == len(facts.get("precedents", [])):
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "formula-precedents",
+                f"Which cells or ranges does the formula in {where} read?"
+                if len(cells) > 1
+                else f"Which cell or range does the formula in {where} read?",
+                [f"The formula in {where} reads {ref}." for _, ref in cells],
+                value=facts["formula"],
+                anchor=[artifact.locator],
+                notes=[f"list answer: all {len(cells)} references"] if len(cells) > 1 else [],
             )
         )
     if facts.get("names"):
@@ -238,9 +382,59 @@ def formula(document: Document, artifact: Artifact) -> list[Candidate]:
     return out
 
 
+NUMERIC_VALUE = re.compile(r"[-+(]?[$€£]?\s*[\d.,]+\s*%?\)?|\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}")
+
+
+def _in_header_row(pair: dict) -> bool:
+    """True when a text value sits next to a text label without a colon: two headers of a
+    row, or two columns of a list, not a label with its value."""
+    if NUMERIC_VALUE.fullmatch(pair["value"].strip()):
+        return False
+    return not pair["label"].strip().endswith(":")
+
+
+def _flat(text: str) -> str:
+    """Cell text on one line, as a sentence quotes it."""
+    return " ".join(str(text).split())
+
+
+def _unescaped(name: str) -> str:
+    """An OOXML name with its _xHHHH_ escapes (line breaks in headers) as a reader sees it."""
+    text = re.sub(r"_x([0-9A-Fa-f]{4})_", lambda m: chr(int(m.group(1), 16)), name)
+    return " ".join(text.split())
+
+
+def _cell_or_range(ref: str) -> str:
+    return f"the range {ref}" if ":" in ref else f"cell {ref}"
+
+
+def _precedent_cells(facts: dict) -> list[tuple[str, str]]:
+    """(sheet, cell or range without $) of each cell reference a formula reads."""
+    out = []
+    for operand in facts.get("precedents", []):
+        sheet, _, ref = str(operand).rpartition("!")
+        if not re.fullmatch(r"\$?[A-Z]{1,3}\$?\d+(:\$?[A-Z]{1,3}\$?\d+)?", ref):
+            continue
+        sheet = sheet.strip("'").replace("''", "'") or facts["sheet"]
+        item = (sheet, ref.replace("$", ""))
+        if item not in out:
+            out.append(item)
+    return out
+
+
 def pivot(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
+    shared = [
+        a
+        for a in document.artifacts
+        if a.kind == "pivot" and a.id != artifact.id and a.facts["name"] == facts["name"]
+    ]
     name = facts["name"]
+    title = f"the PivotTable '{name}'"
+    notes = []
+    if shared:  # the same PivotTable name on several sheets: say which one
+        title += f" on {_on(artifact)}"
+        notes.append(f"PivotTable name '{name}' is used {len(shared) + 1} times: sheet named")
     out = []
     for data_field in facts.get("data_fields", [])[:1]:
         if not _unique(document, artifact, data_field["aggregation"], _pivot_values):
@@ -250,11 +444,11 @@ def pivot(document: Document, artifact: Artifact) -> list[Candidate]:
                 document,
                 artifact,
                 "pivot-aggregation",
-                f"Which aggregation does the PivotTable '{name}' apply to the field "
-                f"'{data_field['field']}'?",
+                f"Which aggregation does {title} apply to the field '{data_field['field']}'?",
                 [f"It shows the {data_field['aggregation']} of {data_field['field']}."],
                 value=data_field["aggregation"],
                 anchor=["Value field", data_field["name"]],
+                notes=notes,
             )
         )
     fields = ", ".join(facts.get("row_fields", []))
@@ -264,10 +458,11 @@ def pivot(document: Document, artifact: Artifact) -> list[Candidate]:
                 document,
                 artifact,
                 "pivot-row-fields",
-                f"Which field(s) does the PivotTable '{name}' use as row fields?",
+                f"Which field(s) does {title} use as row fields?",
                 [f"The row fields of '{name}' are {fields}."],
                 value=fields,
                 anchor=["Row fields"],
+                notes=notes,
             )
         )
     if facts.get("source") and _unique(document, artifact, str(facts["source"]), _pivot_values):
@@ -276,10 +471,11 @@ def pivot(document: Document, artifact: Artifact) -> list[Candidate]:
                 document,
                 artifact,
                 "pivot-source",
-                f"What is the source data of the PivotTable '{name}'?",
+                f"What is the source data of {title}?",
                 [f"The PivotTable '{name}' is built from {facts['source']}."],
                 value=facts["source"],
                 anchor=["Source data"],
+                notes=notes,
             )
         )
     return out
@@ -287,20 +483,34 @@ def pivot(document: Document, artifact: Artifact) -> list[Candidate]:
 
 def chart(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
-    where = f"the chart placed over {facts.get('anchor_range', '')} on {_on(artifact)}"
+    if sample_data(facts):
+        return []
+    sheet_charts = [
+        a for a in document.artifacts if a.kind == "chart" and a.facts["sheet"] == facts["sheet"]
+    ]
+    if facts.get("anchor_range"):
+        place = f"the chart placed over {facts['anchor_range']} on {_on(artifact)}"
+    elif len(sheet_charts) == 1:
+        place = f"the chart on {_on(artifact)}"
+    else:
+        return []
     out = []
 
     def unique(value: str) -> bool:
         return _unique(document, artifact, value, _chart_values)
 
-    if facts.get("title") and not facts.get("title_automatic") and unique(facts["title"]):
+    titled = facts.get("title") and not facts.get("title_automatic") and unique(facts["title"])
+    where = (
+        f"the chart titled “{quote(facts['title'], 60)}” on {_on(artifact)}" if titled else place
+    )
+    if titled:
         out.append(
             candidate(
                 document,
                 artifact,
                 "chart-title",
-                f"What is the title of {where}?",
-                [f"The chart's title is '{facts['title']}'."],
+                f"What is the title of {place}?",
+                [f"The chart's title is “{' '.join(facts['title'].split())}”."],
                 value=facts["title"],
                 anchor=["Chart title"],
             )
@@ -363,13 +573,29 @@ def chart(document: Document, artifact: Artifact) -> list[Candidate]:
                 anchor=["Legend"],
             )
         )
-    return out
+    return out + chart_extremes(document, artifact, where)
 
 
 def image(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
-    if not facts.get("description"):
-        return []
+    alone = not any(
+        a.kind == "image" and a.id != artifact.id and a.facts["sheet"] == facts["sheet"]
+        for a in document.artifacts
+    )
+    if not described(facts.get("description") or ""):
+        if not alone or not facts.get("anchor"):
+            return []
+        return [  # a picture without a description: where it sits is what a reader can find
+            candidate(
+                document,
+                artifact,
+                "image-anchor",
+                f"Which cell is the top-left corner of the picture on {_on(artifact)} anchored to?",
+                [f"The picture on {_on(artifact)} is anchored at cell {facts['anchor']}."],
+                value=f"placed over {facts['anchor']}",
+                anchor=[f"on sheet {facts['sheet']}"],
+            )
+        ]
     return [
         candidate(
             document,
@@ -400,19 +626,41 @@ def shape(document: Document, artifact: Artifact) -> list[Candidate]:
                 anchor=["Shape text"],
             )
         )
-    if facts.get("name") and facts.get("shape_type") not in ("rectangle", "freeform"):
+    shape_type = facts.get("shape_type", "")
+    same_text = [
+        a
+        for a in document.artifacts
+        if a.kind == "shape"
+        and a.id != artifact.id
+        and a.facts["sheet"] == facts["sheet"]
+        and a.facts.get("text") == facts.get("text")
+    ]
+    if facts.get("text") and not same_text and len(facts["text"]) <= 60:
+        subject = f"the shape reading '{facts['text']}'"
+    elif facts.get("anchor"):
+        subject = f"the shape placed at {facts['anchor']}"
+    else:
+        return out
+    # An internal name that spells the geometry ("Rounded Rectangle 3") states the answer.
+    spelled = set(shape_type.split()) <= set(str(facts.get("name", "")).lower().split())
+    if shape_type in DISPLAYED_GEOMETRIES and shape_type != "rectangle" and not spelled:
         out.append(
             candidate(
                 document,
                 artifact,
                 "shape-type",
-                f"What kind of shape is the drawing object '{facts['name']}' on {_on(artifact)}?",
-                [f"'{facts['name']}' is a {facts['shape_type']} shape."],
-                value=facts["shape_type"],
-                anchor=[facts["name"]],
+                f"What kind of shape is {subject} on {_on(artifact)}?",
+                [f"It is {_a(shape_type)} shape."],
+                value=shape_type,
+                anchor=[facts.get("name") or "Shape"],
             )
         )
     return out
+
+
+def _a(noun: str) -> str:
+    """The noun with its indefinite article."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
 
 
 def comment(document: Document, artifact: Artifact) -> list[Candidate]:
@@ -480,43 +728,89 @@ def validation(document: Document, artifact: Artifact) -> list[Candidate]:
     ]
 
 
+def _effect(facts: dict) -> str:
+    """A visual rule as Excel names it ('a 3 Arrows (Colored) icon set', 'a color scale')."""
+    if facts.get("icon_set"):
+        return f"{_a(ICON_SETS.get(facts['icon_set'], 'custom'))} icon set"
+    return _a(str(facts["effect"]).split(" (")[0])
+
+
 def conditional_format(document: Document, artifact: Artifact) -> list[Candidate]:
+    """One question per formatted range, its answer covering every rule on the range."""
     facts = artifact.facts
+    rules = [
+        a
+        for a in document.artifacts
+        if a.kind == "conditional-format"
+        and a.facts["sheet"] == facts["sheet"]
+        and a.facts["sqref"] == facts["sqref"]
+    ]
+    if rules[0].id != artifact.id:
+        return []
     first = str(facts["sqref"]).split()[0]
     where = f"{first} on {_on(artifact)}"
-    if facts.get("visual"):
+    answers = []
+    for rule in rules:
+        if rule.facts.get("visual"):
+            answers.append(f"The range shows its values with {_effect(rule.facts)}.")
+        else:
+            condition, effect = rule.facts["condition"], rule.facts["effect"]
+            answers.append(f"A rule applies {effect} when: {condition}.")
+    if len(rules) == 1 and facts.get("visual"):
         question = f"What kind of conditional formatting is applied to {where}?"
-        answer, value = f"The range shows values as a {facts['effect']}.", facts["effect"]
-    else:
+        value = str(facts["effect"])
+    elif len(rules) == 1:
         question = f"What condition triggers the conditional formatting applied to {where}?"
-        answer = f"The rule applies when: {facts['condition']} ({facts['effect']})."
         value = facts["condition"]
+    else:
+        question = f"Which conditional formatting rules apply to {where}?"
+        value = str(facts.get("condition") or facts["effect"])
+    notes = [f"all {len(rules)} rules of the range in one answer"] if len(rules) > 1 else []
     return [
         candidate(
             document,
             artifact,
             "conditional-format",
             question,
-            [answer],
+            answers,
             value=value,
             anchor=["Conditional formatting", first],
+            notes=notes,
         )
     ]
 
 
 def defined_name(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
+    name = facts["name"]
+    if SYSTEM_NAME.match(name) or facts.get("hidden") or "#REF!" in facts["refers_to"]:
+        return []
+    scopes = [a for a in document.artifacts if a.kind == "defined-name" and a.facts["name"] == name]
+    if len(scopes) > 1:  # one name defined per sheet: say which definition
+        scope = f"sheet '{facts['scope']}'" if facts.get("scope") else "the whole workbook"
+        question = f"What does the defined name '{name}' scoped to {scope} refer to?"
+        notes = [f"the name '{name}' is defined {len(scopes)} times: scope named"]
+    else:
+        question = f"What does the defined name '{name}' refer to?"
+        notes = []
     return [
         candidate(
             document,
             artifact,
             "defined-name",
-            f"What does the defined name '{facts['name']}' refer to?",
-            [f"'{facts['name']}' refers to {facts['refers_to']}."],
+            question,
+            [f"'{name}' refers to {facts['refers_to']}."],
             value=facts["refers_to"],
-            anchor=[facts["name"], "Defined name"],
+            anchor=[name, "Defined name"],
+            notes=notes,
         )
     ]
+
+
+_metadata = metadata_rule(
+    "workbook",
+    lambda label: f"What {label.lower()} is recorded in the workbook's properties?",
+)
 
 
 RULES: dict[str, Rule] = {
@@ -534,4 +828,5 @@ RULES: dict[str, Rule] = {
     "data-validation": validation,
     "conditional-format": conditional_format,
     "defined-name": defined_name,
+    "metadata": _metadata,
 }

@@ -10,22 +10,29 @@ from __future__ import annotations
 
 import re
 
+from extractors.powerpoint_smartart import LAYOUT_NAMES
+from extractors.powerpoint_xml import PRESET_NAMES
 from fidelity.model import Artifact, Candidate, Document
 from fidelity.text import normalize
 from generators.draft import candidate, quote
 from generators.rules.common import (
     Rule,
     chart_questions,
+    cloze_spans,
     described,
+    labelled,
     metadata_rule,
     pick,
+    table_cell_question,
     table_cells,
+    table_comparison,
 )
+from generators.rules.shape_names import shape_phrase, slide_shapes
 
-SENTENCE = re.compile(r"(?<=[.!?])\s+")
-NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*\d%?(?![\w])|(?<![\w.])\d{2,}%?(?![\w])")
-WORD = re.compile(r"[^\W\d_]{7,}")
 PER_SLIDE = 3
+# Geometry and SmartArt layout names as Office shows them; anything else is an internal id.
+DISPLAYED_GEOMETRIES = frozenset(PRESET_NAMES.values())
+DISPLAYED_LAYOUTS = frozenset(LAYOUT_NAMES.values())
 FOOTER_KINDS = ("date placeholder", "footer placeholder", "slide number placeholder")
 
 
@@ -49,38 +56,29 @@ def _rank(document: Document, artifact: Artifact) -> int:
 
 
 def _name(artifact: Artifact) -> str:
+    """The shape's internal name as the extracted deck writes it (for probe anchors only)."""
     return f"[{artifact.facts.get('shape_name', '')}]"
 
 
-def _cloze(text: str, limit: int = 2) -> list[tuple[str, str]]:
-    """(sentence with a blank, blanked span): numbers first, else a long distinctive word."""
-    out: list[tuple[str, str]] = []
-    for line in text.splitlines():
-        for sentence in SENTENCE.split(line.strip()):
-            if len(out) >= limit or not 30 <= len(sentence) <= 300:
-                continue
-            tokens = f" {normalize(sentence)} "
-            numbers = [n for n in NUMBER.findall(sentence) if f" {normalize(n)} " in tokens]
-            words = [
-                w
-                for w in WORD.findall(sentence)
-                if text.count(w) == 1 and f" {normalize(w)} " in tokens
-            ]
-            if numbers:
-                span = max(numbers, key=len)
-            elif words:
-                span = max(words, key=len)
-            else:
-                continue
-            out.append((sentence.replace(span, "____", 1), span))
-    return out
+def _called(document: Document, artifact: Artifact, by_text: bool = True) -> str | None:
+    """The shape as a reader of its slide names it, or None when nothing singles it out."""
+    shapes = slide_shapes(document, _slide(artifact))
+    return shape_phrase(shapes, artifact.facts.get("shape_name", ""), by_text=by_text)
+
+
+def _only_one(document: Document, artifact: Artifact) -> bool:
+    """True when no other artifact of the same kind sits on the same slide."""
+    return not any(
+        a.kind == artifact.kind and _slide(a) == _slide(artifact) and a.id != artifact.id
+        for a in document.artifacts
+    )
 
 
 def _cloze_questions(
     document: Document, artifact: Artifact, text: str, where: str, question_type: str
 ) -> list[Candidate]:
     out = []
-    for blanked, span in _cloze(text):
+    for blanked, span in cloze_spans(text):
         out.append(
             candidate(
                 document,
@@ -100,13 +98,13 @@ def slide_text(document: Document, artifact: Artifact) -> list[Candidate]:
     slide = _slide(artifact)
     out = []
     if facts.get("role") in ("title", "ctrTitle"):
-        title = facts.get("plain", "").replace("\n", " ").strip()
+        title = " ".join(facts.get("plain", "").split())
         duplicates = [
             a
             for a in document.artifacts
             if a.kind == "slide-text"
             and a.id != artifact.id
-            and a.facts.get("plain", "").replace("\n", " ").strip() == title
+            and " ".join(a.facts.get("plain", "").split()) == title
         ]
         if 3 <= len(title) <= 120 and not duplicates:
             out.append(
@@ -130,21 +128,23 @@ def shape_text(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     slide = _slide(artifact)
     text = facts.get("plain", "")
+    called = _called(document, artifact, by_text=False)
     if "\n" not in text and 3 <= len(text) <= 100 and _rank(document, artifact) < PER_SLIDE:
-        kind = facts.get("geometry") or "shape"
+        if called is None:
+            return []
         return [
             candidate(
                 document,
                 artifact,
                 "shape-text",
-                f"What text is written inside the {kind} {_name(artifact)} on slide {slide}?",
-                [f"The shape {_name(artifact)} on slide {slide} reads “{text}”."],
+                f"What text is written inside {called} on slide {slide}?",
+                [f"{called.capitalize()} on slide {slide} reads “{text}”."],
                 value=text,
                 anchor=[_name(artifact)],
+                notes=[f"shape named by its kind or geometry: {called}"],
             )
         ]
-    where = f"In the shape {_name(artifact)} on slide {slide}"
-    return _cloze_questions(document, artifact, text, where, "shape-text-cloze")
+    return _cloze_questions(document, artifact, text, f"On slide {slide}", "shape-text-cloze")
 
 
 def shape_style(document: Document, artifact: Artifact) -> list[Candidate]:
@@ -165,17 +165,19 @@ def shape_style(document: Document, artifact: Artifact) -> list[Candidate]:
     if text and "\n" not in raw.strip() and not same_text and len(text) <= 120:
         subject = f"the shape holding the text “{quote(text, 60)}”"
         anchor = [quote(text, 60).rstrip("…")]
-    elif text:
-        subject = f"the shape {_name(artifact)} (holding “{quote(text, 40)}”)"
-        anchor = [_name(artifact)]
     else:
-        subject = f"the shape {_name(artifact)}"
+        called = _called(document, artifact, by_text=not same_text)
+        if called is None:
+            return []
+        subject = called
         anchor = [_name(artifact)]
     out = []
     geometry = facts.get("geometry_name") or ""
+    # An internal name that spells the geometry ("Oval 3") states the answer elsewhere in
+    # the file (the selection pane, the slide structure), so that question is not asked.
     name_words = set(normalize(facts.get("shape_name", "")).split())
     named_after = set(normalize(geometry).split()) <= name_words
-    if text and geometry and geometry != "rectangle" and not named_after:
+    if text and geometry in DISPLAYED_GEOMETRIES and geometry != "rectangle" and not named_after:
         out.append(
             candidate(
                 document,
@@ -213,10 +215,10 @@ def hyperlink(document: Document, artifact: Artifact) -> list[Candidate]:
     if facts.get("link_kind") == "slide" and text:
         question = f"Which slide does the link on “{quote(text, 60)}” (slide {slide}) jump to?"
         answer = f"It jumps to {target}."
+    elif (called := _called(document, artifact)) is None:
+        return []
     elif facts.get("link_kind") == "slide":
-        question = (
-            f"Which slide does clicking the shape {_name(artifact)} on slide {slide} jump to?"
-        )
+        question = f"Which slide does clicking {called} on slide {slide} jump to?"
         answer = f"It jumps to {target}."
     elif text:
         question = (
@@ -224,7 +226,7 @@ def hyperlink(document: Document, artifact: Artifact) -> list[Candidate]:
         )
         answer = f"It links to {target}."
     else:
-        question = f"What does clicking the shape {_name(artifact)} on slide {slide} open?"
+        question = f"What does clicking {called} on slide {slide} open?"
         answer = f"Clicking it opens {target}."
     anchor = [quote(text, 60).rstrip("…")] if text else [_name(artifact), "clicking the shape"]
     return [
@@ -280,12 +282,19 @@ def text_highlight(document: Document, artifact: Artifact) -> list[Candidate]:
 def equation(document: Document, artifact: Artifact) -> list[Candidate]:
     formula = artifact.facts["equation"]
     slide = _slide(artifact)
+    if not _only_one(document, artifact):
+        called = _called(document, artifact, by_text=False)
+        if called is None:
+            return []
+        where = f"in {called} on slide {slide}"
+    else:
+        where = f"on slide {slide}"
     return [
         candidate(
             document,
             artifact,
             "equation",
-            f"What equation is shown in {_name(artifact)} on slide {slide}?",
+            f"What equation is shown {where}?",
             [f"The equation is {formula}."],
             value=formula,
             anchor=["equation"],
@@ -293,38 +302,58 @@ def equation(document: Document, artifact: Artifact) -> list[Candidate]:
     ]
 
 
-def table(document: Document, artifact: Artifact) -> list[Candidate]:
+def _table_name(document: Document, artifact: Artifact) -> str | None:
+    """'the table on slide 3' when the slide holds one table, else the table named by its
+    first cell when no other table of the slide starts with the same text; else None."""
     slide = _slide(artifact)
-    out = []
-    for row, column, value in table_cells(artifact.facts.get("rows", []), artifact.id, limit=2):
-        out.append(
-            candidate(
-                document,
-                artifact,
-                "table-cell",
-                f"In the table {_name(artifact)} on slide {slide}, what is the value in the row "
-                f"“{quote(row, 50)}” under the column “{quote(column, 50)}”?",
-                [f"The value in row “{row}”, column “{column}” is {value}."],
-                value=value,
-                anchor=[row],
-            )
-        )
-    return out
+    if _only_one(document, artifact):
+        return f"the table on slide {slide}"
+    first = _first_cell(artifact)
+    others = [
+        _first_cell(a)
+        for a in document.artifacts
+        if a.kind == "table" and _slide(a) == slide and a.id != artifact.id
+    ]
+    if first and first not in others and len(first) <= 60:
+        return f"the table on slide {slide} that begins with “{first}”"
+    return None
+
+
+def _first_cell(artifact: Artifact) -> str:
+    rows = artifact.facts.get("rows") or [[]]
+    return rows[0][0].strip() if rows[0] else ""
+
+
+def table(document: Document, artifact: Artifact) -> list[Candidate]:
+    where = _table_name(document, artifact)
+    if where is None:
+        return []
+    facts = artifact.facts
+    header = facts.get("header_row", True) is not False
+    rows = facts.get("grid") or facts.get("rows", [])
+    cells = table_cells(rows, artifact.id, limit=2, header=header)
+    out = [table_cell_question(document, artifact, where, cell) for cell in cells]
+    return out + table_comparison(document, artifact, where, rows, header)
 
 
 def table_cell_colors(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
-    slide = _slide(artifact)
+    where = _table_name(document, artifact)
+    if where is None:
+        return []
     out = []
-    cells = facts.get("cells", [])
-    if cells:
+    cells = [
+        c
+        for c in facts.get("cells", [])
+        if labelled(c["row_label"]) and labelled(c["column_label"])
+    ]
+    if facts.get("cells"):
         out.append(
             candidate(
                 document,
                 artifact,
                 "table-usual-fill",
-                f"Which fill colour do most cells of the table {_name(artifact)} on slide {slide} "
-                "have?",
+                f"Which fill colour do most cells of {where} have?",
                 [f"Most cells are filled {facts['common_color_name']} (#{facts['common_color']})."],
                 value=facts["common_color_name"],
                 anchor=["most cells are"],
@@ -339,7 +368,7 @@ def table_cell_colors(document: Document, artifact: Artifact) -> list[Candidate]
                 document,
                 artifact,
                 "table-cell-fill",
-                f"In the table {_name(artifact)} on slide {slide}, what fill colour does the cell "
+                f"In {where}, what fill colour does the cell "
                 f"in row “{quote(cell['row_label'], 40)}”, column "
                 f"“{quote(cell['column_label'], 40)}” have?",
                 [f"That cell is filled {cell['color_name']} (#{cell['color']})."],
@@ -356,7 +385,9 @@ def table_cell_colors(document: Document, artifact: Artifact) -> list[Candidate]
 
 def image(document: Document, artifact: Artifact) -> list[Candidate]:
     alt = artifact.facts.get("alt_text", "")
-    if not described(alt):
+    kind = artifact.facts.get("media_kind") or "picture"
+    called = f"the {kind}" if _only_one(document, artifact) else _called(document, artifact)
+    if not described(alt) or called is None:
         return []
     slide = _slide(artifact)
     return [
@@ -364,8 +395,7 @@ def image(document: Document, artifact: Artifact) -> list[Candidate]:
             document,
             artifact,
             "image-alt-text",
-            f"What alternative text describes the {artifact.facts.get('media_kind', 'picture')} "
-            f"{_name(artifact)} on slide {slide}?",
+            f"What alternative text describes {called} on slide {slide}?",
             [f"Its alt text is “{alt}”."],
             value=alt,
             anchor=[_name(artifact), "alt text"],
@@ -376,17 +406,22 @@ def image(document: Document, artifact: Artifact) -> list[Candidate]:
 def smartart(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     slide = _slide(artifact)
-    out = [
-        candidate(
-            document,
-            artifact,
-            "smartart-type",
-            f"Which SmartArt layout does the diagram {_name(artifact)} on slide {slide} use?",
-            [f"It uses the {facts['layout_name']} layout ({facts['category']})."],
-            value=facts["layout_name"],
-            anchor=["SmartArt diagram, layout"],
+    if not _only_one(document, artifact):
+        return []
+    where = f"the SmartArt diagram on slide {slide}"
+    out = []
+    if facts["layout_name"] in DISPLAYED_LAYOUTS:
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "smartart-type",
+                f"Which SmartArt layout does {where} use?",
+                [f"It uses the {facts['layout_name']} layout ({facts['category']})."],
+                value=facts["layout_name"],
+                anchor=["SmartArt diagram, layout"],
+            )
         )
-    ]
     texts = [node["text"] for node in facts.get("tree", [])]
     if texts:
         out.append(
@@ -394,8 +429,7 @@ def smartart(document: Document, artifact: Artifact) -> list[Candidate]:
                 document,
                 artifact,
                 "smartart-text",
-                f"What is the first item of the SmartArt diagram {_name(artifact)} "
-                f"on slide {slide}?",
+                f"What is the first item of {where}?",
                 [f"The first item is “{texts[0]}”."],
                 value=texts[0],
                 anchor=["SmartArt item"],
@@ -412,7 +446,9 @@ def smartart_structure(document: Document, artifact: Artifact) -> list[Candidate
     for relation in relations:
         counts[relation["item"]] = counts.get(relation["item"], 0) + 1
     out = []
-    where = f"the SmartArt diagram {_name(artifact)} on slide {slide}"
+    if not _only_one(document, artifact):
+        return []
+    where = f"the SmartArt diagram on slide {slide}"
     for relation in relations:
         if len(out) >= 2 or counts[relation["item"]] > 1 or not relation["other"]:
             continue
@@ -457,10 +493,26 @@ def smartart_structure(document: Document, artifact: Artifact) -> list[Candidate
 
 def ink(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
-    if _rank(document, artifact) >= 2:
-        return []
     slide = _slide(artifact)
+    inks = [a for a in document.artifacts if a.kind == "ink" and _slide(a) == slide]
     out = []
+    colours = list(dict.fromkeys(name for a in inks for name in a.facts.get("color_names", [])))
+    if inks[0].id == artifact.id and len(inks) > 1 and colours != ["black"]:
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "ink-colours",
+                f"Which pen colours are the handwritten ink drawings on slide {slide} drawn in?",
+                [f"Ink on slide {slide} is drawn in {colour}." for colour in colours],
+                value=colours[0],
+                anchor=[f"on slide {slide}", "pen colour"],
+                notes=[f"list answer over the {len(inks)} ink drawings of the slide"],
+            )
+        )
+    if len(inks) != 1:
+        return out
+    where = f"the ink drawing on slide {slide}"
     recognized = facts.get("recognized", "")
     if len(normalize(recognized).replace(" ", "")) >= 3:
         out.append(
@@ -468,22 +520,34 @@ def ink(document: Document, artifact: Artifact) -> list[Candidate]:
                 document,
                 artifact,
                 "ink-text",
-                f"What does the handwritten ink annotation {_name(artifact)} on slide {slide} "
-                "read?",
+                f"What does the handwriting of {where} read?",
                 [f"It reads “{recognized}”."],
                 value=recognized,
                 anchor=[_name(artifact), f"on slide {slide}", "handwriting recognised as"],
             )
         )
+    position = re.search(r"at (left [\d.]+ in, top [\d.]+ in)", artifact.text)
+    if position:
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "ink-position",
+                f"Where is the top-left corner of {where} (offsets from the slide's left and "
+                "top edges)?",
+                [f"It starts at {position.group(1)}."],
+                value=position.group(1),
+                anchor=[_name(artifact), f"on slide {slide}"],
+            )
+        )
     names = facts.get("color_names", [])
-    if names:
+    if names and names[0] != "black":  # black is the default pen: guessable
         out.append(
             candidate(
                 document,
                 artifact,
                 "ink-colour",
-                f"What pen colour is the ink annotation {_name(artifact)} on slide {slide} "
-                "drawn in?",
+                f"What pen colour is {where} drawn in?",
                 [f"It is drawn in {names[0]} (#{facts['colors'][0]})."],
                 value=names[0],
                 anchor=[_name(artifact), f"on slide {slide}", "pen colour"],
@@ -495,8 +559,10 @@ def ink(document: Document, artifact: Artifact) -> list[Candidate]:
 def slide_structure(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     slide = _slide(artifact)
+    shapes = slide_shapes(document, slide)
     out = []
-    if facts.get("layout"):
+    default_first = slide == 1 and facts.get("layout") == "Title Slide"
+    if facts.get("layout") and not default_first:
         out.append(
             candidate(
                 document,
@@ -509,63 +575,82 @@ def slide_structure(document: Document, artifact: Artifact) -> list[Candidate]:
             )
         )
     top = [s for s in facts.get("shapes", []) if s["group"] is None]
-    if len(top) >= 2 and not top[-1]["kind"].startswith(FOOTER_KINDS):
-        front = top[-1]["name"]
+    front = shape_phrase(shapes, top[-1]["name"]) if len(top) >= 2 else None
+    if front and not top[-1]["kind"].startswith(FOOTER_KINDS):
         out.append(
             candidate(
                 document,
                 artifact,
                 "z-order-front",
                 f"Which shape on slide {slide} is frontmost (top of the stacking order)?",
-                [f"The frontmost shape is [{front}]."],
-                value=front,
+                [f"The frontmost shape is {front}."],
+                value=top[-1]["name"],
                 anchor=["frontmost", f"on slide {slide}"],
             )
         )
-    group = next((s for s in facts.get("shapes", []) if s["members"]), None)
-    if group is not None:
-        members = ", ".join(f"[{m}]" for m in group["members"])
+    for group in (s for s in facts.get("shapes", []) if s["members"]):
+        members = [shape_phrase(shapes, m) for m in group["members"]]
+        if None in members or len(members) < 2:
+            continue
+        first, rest = members[0], members[1:]
+        listed = "; ".join(str(m) for m in rest)
         out.append(
             candidate(
                 document,
                 artifact,
                 "group-members",
-                f"Which shapes are grouped in [{group['name']}] on slide {slide}?",
-                [f"The group [{group['name']}] contains {members}."],
-                value=group["members"][0],
+                f"On slide {slide}, which shapes are grouped together with {first}?",
+                [f"{str(m).capitalize()} is grouped with {first}." for m in rest],
+                value=group["members"][1],
                 anchor=[f"on slide {slide}", f"in group [{group['name']}]"],
+                notes=[f"group members named by visible text: {listed}"],
             )
         )
-    placed = [s for s in top if s["box"] is not None and "placeholder" not in s["kind"]]
+        break
+    placed = [
+        (s, called)
+        for s in top
+        if s["box"] is not None
+        and "placeholder" not in s["kind"]
+        and (called := shape_phrase(shapes, s["name"])) is not None
+    ]
     if placed:
-        shape = placed[pick(artifact.id, len(placed))]
+        shape, called = placed[pick(artifact.id, len(placed))]
         where = shape["position"].split(", width")[0]
         out.append(
             candidate(
                 document,
                 artifact,
                 "shape-position",
-                f"Where is the top-left corner of [{shape['name']}] on slide {slide} "
+                f"Where is the top-left corner of {called} on slide {slide} "
                 "(offsets from the slide's left and top edges)?",
-                [f"[{shape['name']}] is placed at {where}."],
+                [f"{called.capitalize()} is placed at {where}."],
                 value=where,
                 anchor=[f"Shape [{shape['name']}] on slide {slide}"],
             )
         )
-    for link in facts.get("connections", [])[:1]:
+    for link in facts.get("connections", []):
+        start, end = shape_phrase(shapes, link["from"]), shape_phrase(shapes, link["to"])
+        if start is None or end is None:
+            continue
         out.append(
             candidate(
                 document,
                 artifact,
                 "connector-link",
-                f"Which shape does the connector [{link['connector']}] on slide {slide} lead to "
-                f"from [{link['from']}]?",
-                [f"It links [{link['from']}] to [{link['to']}]."],
+                f"On slide {slide}, which shape does the connector leaving {start} lead to?",
+                [f"The connector links {start} to {end}."],
                 value=link["to"],
                 anchor=[f"Connector [{link['connector']}] on slide {slide} links [{link['from']}]"],
             )
         )
+        break
     return out
+
+
+def _named_effect(effect: dict) -> bool:
+    """An effect whose name is one Office shows (not an unmapped preset number)."""
+    return not str(effect["effect"]).startswith(("preset ", "motion path preset"))
 
 
 def animations(document: Document, artifact: Artifact) -> list[Candidate]:
@@ -573,31 +658,41 @@ def animations(document: Document, artifact: Artifact) -> list[Candidate]:
     slide = _slide(artifact)
     if not effects:
         return []
+    shapes = slide_shapes(document, slide)
     first = effects[0]
-    out = [
-        candidate(
-            document,
-            artifact,
-            "animation-first",
-            f"Which shape does the first animation on slide {slide} apply to?",
-            [
-                f"The first animation ({first['effect_class']} “{first['effect']}”) applies to "
-                f"[{first['shape_name']}]."
-            ],
-            value=first["shape_name"],
-            anchor=[f"Animation 1 on slide {slide}"],
+    out = []
+    target = shape_phrase(shapes, first["shape_name"])
+    if target is not None and _named_effect(first):
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "animation-first",
+                f"Which shape does the first animation on slide {slide} apply to?",
+                [
+                    f"The first animation ({first['effect_class']} “{first['effect']}”) applies "
+                    f"to {target}."
+                ],
+                value=first["shape_name"],
+                anchor=[f"Animation 1 on slide {slide}"],
+            )
         )
-    ]
     targets = [e["shape_name"] for e in effects]
-    single = [e for e in effects if targets.count(e["shape_name"]) == 1]
+    single = [
+        (e, called)
+        for e in effects
+        if targets.count(e["shape_name"]) == 1
+        and _named_effect(e)
+        and (called := shape_phrase(shapes, e["shape_name"])) is not None
+    ]
     if single:
-        effect = single[pick(artifact.id, len(single))]
+        effect, called = single[pick(artifact.id, len(single))]
         out.append(
             candidate(
                 document,
                 artifact,
                 "animation-effect",
-                f"Which animation effect is applied to [{effect['shape_name']}] on slide {slide}, "
+                f"Which animation effect is applied to {called} on slide {slide}, "
                 "and how is it triggered?",
                 [
                     f"{_a(effect['effect_class']).capitalize()} effect “{effect['effect']}”.",
@@ -613,7 +708,9 @@ def animations(document: Document, artifact: Artifact) -> list[Candidate]:
 def slide_languages(document: Document, artifact: Artifact) -> list[Candidate]:
     slide = _slide(artifact)
     out = []
-    for run in artifact.facts.get("runs", [])[:2]:
+    main = artifact.facts.get("main_lang")
+    # A run tagged with the deck's main language is the guessable default: ask the others.
+    for run in [r for r in artifact.facts.get("runs", []) if r["lang"] != main][:2]:
         text = quote(run["text"], 60)
         out.append(
             candidate(

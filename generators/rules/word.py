@@ -11,75 +11,183 @@ import re
 
 from fidelity.model import Artifact, Candidate, Document
 from generators.draft import candidate, quote
-from generators.rules.common import cap, chart_questions, described, metadata_rule, table_cells
+from generators.rules.common import (
+    ORDINAL_WORDS,
+    TableCell,
+    cap,
+    chart_questions,
+    described,
+    is_sentence,
+    metadata_rule,
+    table_cell_question,
+    table_cells,
+    table_comparison,
+)
 
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
 NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*\d(?![\w])|(?<![\w.])\d{2,}(?![\w])")
 
 
+MARKUP = (
+    (re.compile(r"⟦[^⟧]+⟧"), " "),  # placeholders of other artifacts
+    (re.compile(r"!?\[([^\]]*)\]\([^)]*\)"), r"\1"),  # links and images: their text
+    (re.compile(r"^\s*(#+|>|[-*+]|\d+[.)])\s+", re.M), ""),  # heading, quote and list marks
+    (re.compile(r"(\*\*|__|\*|`)(?=\S)|(?<=\S)(\*\*|__|\*|`)"), ""),  # emphasis marks
+    (re.compile(r"\\(.)"), r"\1"),  # backslash escapes
+)
+WORD = re.compile(r"[^\W\d_]{7,}")
+
+
+def _plain_paragraphs(markdown: str) -> list[str]:
+    """The chunk's paragraphs as a reader sees them, markup removed (the Markdown is written
+    without wrapping, so every line break is one the document has)."""
+    text = markdown
+    for pattern, replacement in MARKUP:
+        text = pattern.sub(replacement, text)
+    return [" ".join(p.split()) for p in text.splitlines() if p.strip()]
+
+
+def _all_text(document: Document) -> str:
+    """Every text chunk of the document as plain paragraphs (to test a sentence's uniqueness)."""
+    return "\n".join(
+        "\n".join(_plain_paragraphs(a.text)) for a in document.artifacts if a.kind == "text"
+    )
+
+
 def _text(document: Document, artifact: Artifact) -> list[Candidate]:
+    """Clozes from real sentences of a text chunk: a number when the sentence has one,
+    else a long word the chunk uses only once."""
     heading = artifact.facts.get("heading") or ""
-    plain = re.sub(r"⟦[^⟧]+⟧|[#*|>`_-]{1,}", " ", artifact.text)
+    where = f"In the section “{quote(heading, 60)}”" if heading else "In the document"
+    paragraphs = [p for p in _plain_paragraphs(artifact.text) if "|" not in p]
+    whole = " ".join(paragraphs)
+    everywhere = _all_text(document)
     out = []
-    for sentence in SENTENCE.split(" ".join(plain.split())):
-        if len(out) >= cap(2) or not 40 <= len(sentence) <= 300:
-            continue
-        numbers = [n for n in NUMBER.findall(sentence) if n not in heading]
-        if not numbers:
-            continue
-        number = numbers[0]
-        blanked = sentence.replace(number, "____", 1)
-        where = f"In the section “{quote(heading, 60)}”" if heading else "In the document"
-        out.append(
-            candidate(
-                document,
-                artifact,
-                "text-cloze-number",
-                f"{where}, which number fills the blank in: “{blanked}”?",
-                [f"The missing number is {number}."],
-                value=number,
-                anchor=[blanked.replace("____", " ")],
+    for paragraph in paragraphs:
+        for sentence in SENTENCE.split(paragraph):
+            if len(out) >= cap(2) or not 40 <= len(sentence) <= 300 or not is_sentence(sentence):
+                continue
+            if everywhere.count(sentence) > 1:  # the same sentence twice: the blank is ambiguous
+                continue
+            numbers = [n for n in NUMBER.findall(sentence) if n not in heading]
+            words = [w for w in WORD.findall(sentence) if whole.count(w) == 1]
+            if numbers:
+                span, noun, kind = numbers[0], "number", "text-cloze-number"
+            elif words:
+                span, noun, kind = max(words, key=len), "word", "text-cloze-word"
+            else:
+                continue
+            blanked = sentence.replace(span, "____", 1)
+            out.append(
+                candidate(
+                    document,
+                    artifact,
+                    kind,
+                    f"{where}, which {noun} fills the blank in: “{blanked}”?",
+                    [f"The missing {noun} is {span}."],
+                    value=span,
+                    anchor=[blanked.replace("____", " ")],
+                )
             )
-        )
     return out
+
+
+def _table_where(document: Document, artifact: Artifact) -> str:
+    """How a reader finds the table: its caption, else its place under its heading."""
+    facts = artifact.facts
+    caption, heading = facts.get("caption") or "", facts.get("heading") or ""
+    if caption:
+        return f"the table captioned “{quote(caption, 60)}”"
+    tables = [a for a in document.artifacts if a.kind == "table"]
+    if not heading:
+        return f"table {tables.index(artifact) + 1} of the document"
+    siblings = [a for a in tables if (a.facts.get("heading") or "") == heading]
+    if len(siblings) == 1:
+        return f"the table under the heading “{quote(heading, 60)}”"
+    rank = siblings.index(artifact)
+    if rank < len(ORDINAL_WORDS):
+        return f"the {ORDINAL_WORDS[rank]} table under the heading “{quote(heading, 60)}”"
+    return f"table {tables.index(artifact) + 1} of the document"
+
+
+def _elsewhere(document: Document, artifact: Artifact, cell: TableCell) -> bool:
+    """True when another table has a row with the same label and value (the join is ambiguous)."""
+    for other in document.artifacts:
+        if other.kind != "table" or other.id == artifact.id:
+            continue
+        for row in other.facts.get("grid") or other.facts.get("rows", []):
+            if row and row[0] == cell.row and cell.value in row[1:]:
+                return True
+    return False
 
 
 def _table(document: Document, artifact: Artifact) -> list[Candidate]:
-    number = artifact.id.split("-")[-1]
-    heading = artifact.facts.get("heading") or ""
-    where = f"table {number}" + (f" (under “{quote(heading, 50)}”)" if heading else "")
-    out = []
-    for row_header, column_header, value in table_cells(
-        artifact.facts.get("rows", []), artifact.id
-    ):
+    facts = artifact.facts
+    where = _table_where(document, artifact)
+    grid = facts.get("grid") or facts.get("rows", [])
+    cells = table_cells(grid, artifact.id)
+    out = [table_cell_question(document, artifact, where, cell) for cell in cells]
+    out += table_comparison(document, artifact, where, grid)
+    heading = facts.get("heading") or ""
+    headings = [a.facts.get("heading") for a in document.artifacts if a.kind == "table"]
+    single = [c for c in cells if len(c.values) == 1 and not _elsewhere(document, artifact, c)]
+    if heading and single and headings.count(heading) == 1:
+        cell = single[0]
         out.append(
             candidate(
                 document,
                 artifact,
-                "table-cell",
-                f"In {where}, what is the value in the row “{row_header}” under the column "
-                f"“{column_header}”?",
-                [f"The value in row “{row_header}”, column “{column_header}” is {value}."],
-                value=value,
-                anchor=[row_header],
+                "table-heading",
+                f"Under which section heading is the table in which the row "
+                f"“{quote(cell.row, 50)}” shows {cell.value}"
+                + (f" in the column “{quote(cell.column, 50)}”?" if cell.column else "?"),
+                [f"That table is under the heading “{heading}”."],
+                value=heading,
+                anchor=[cell.row],
             )
         )
     return out
+
+
+FIELD = re.compile(r"\{[A-Z]+\}\s*")
+
+
+def _comment_place(facts: dict) -> str | None:
+    """'the text “…”' for a comment on a range; 'the paragraph beginning “…”' for a comment
+    anchored at a point; None when neither is known."""
+    anchor = quote(facts.get("anchor", ""), 80)
+    if anchor:
+        return f"the text “{anchor}”"
+    paragraph = facts.get("paragraph", "")
+    if paragraph.startswith("after: "):
+        return f"the paragraph that follows “{quote(paragraph.removeprefix('after: '), 60)}”"
+    return f"the paragraph beginning “{quote(paragraph, 60)}”" if paragraph else None
 
 
 def _comment(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
-    anchor = quote(facts.get("anchor", ""), 80)
-    if not anchor:
+    place = _comment_place(facts)
+    text = FIELD.sub("", facts.get("text", "")).strip()
+    if place is None or not text:
         return []
+    same_place = [
+        a
+        for a in document.artifacts
+        if a.kind == "comment" and a.id != artifact.id and _comment_place(a.facts) == place
+    ]
+    if same_place:  # two comments on the same words: "the comment on …" is ambiguous
+        return []
+    point = not facts.get("anchor")
+    notes = ["point comment: anchored to the paragraph holding its mark"] if point else []
     out = [
         candidate(
             document,
             artifact,
-            "comment-text",
-            f"What does the review comment attached to the text “{anchor}” say?",
-            [f"The comment says: “{facts['text']}”."],
-            value=facts["text"],
+            "comment-point" if point else "comment-text",
+            f"What does the review comment {'placed in' if point else 'attached to'} {place} say?",
+            [f"The comment says: “{text}”."],
+            value=text,
+            notes=notes,
         )
     ]
     if facts.get("author"):
@@ -88,10 +196,10 @@ def _comment(document: Document, artifact: Artifact) -> list[Candidate]:
                 document,
                 artifact,
                 "comment-author",
-                f"Who wrote the review comment attached to the text “{anchor}”?",
+                f"Who wrote the review comment {'placed in' if point else 'attached to'} {place}?",
                 [f"The comment was written by {facts['author']}."],
                 value=facts["author"],
-                anchor=["comment", facts.get("text", "")],
+                anchor=["comment", text],
             )
         )
     return out
@@ -124,6 +232,8 @@ def _hyperlink(document: Document, artifact: Artifact) -> list[Candidate]:
     else:
         question = f"Which address does the hyperlink “{quote(facts['text'])}” point to?"
         value = facts["target"]
+        if _spelled_out(facts["text"], value):
+            return []
     return [
         candidate(
             document,
@@ -134,6 +244,13 @@ def _hyperlink(document: Document, artifact: Artifact) -> list[Candidate]:
             value=value,
         )
     ]
+
+
+def _spelled_out(text: str, target: str) -> bool:
+    """True when the link text already spells the address (an e-mail or a domain)."""
+    core = re.sub(r"^(mailto:|https?://)(www\.)?", "", target, flags=re.I).rstrip("/").lower()
+    shown = re.sub(r"^(https?://)?(www\.)?", "", text.strip(), flags=re.I).rstrip("/").lower()
+    return bool(shown) and (core == shown or core.startswith(shown) and len(shown) >= 6)
 
 
 def _header_footer(document: Document, artifact: Artifact) -> list[Candidate]:
@@ -160,16 +277,40 @@ def _header_footer(document: Document, artifact: Artifact) -> list[Candidate]:
                 anchor=[kind],
             )
         ]
+    printed = _as_printed(facts["text"])
+    if not printed:
+        return []
     return [
         candidate(
             document,
             artifact,
             f"{kind}-text",
             f"What text appears in the {owner} of {scope}?",
-            [f"The {owner} reads “{facts['text']}”."],
-            value=facts["text"],
+            [f"The {owner} reads “{printed}”."],
+            value=printed,
         )
     ]
+
+
+FIELD_WORDS = {
+    "PAGE": "(page number)",
+    "NUMPAGES": "(number of pages)",
+    "SECTIONPAGES": "(pages in section)",
+    "DATE": "(date)",
+    "TIME": "(time)",
+    "FILENAME": "(file name)",
+    "AUTHOR": "(author)",
+    "TITLE": "(title)",
+}
+
+
+def _as_printed(text: str) -> str:
+    """Header/footer text as a reader describes it: fields named by what they show,
+    picture markers and rules of underscores left out."""
+    text = re.sub(r"\{([A-Z]+)\}", lambda m: FIELD_WORDS.get(m.group(1), ""), text)
+    text = re.sub(r"\[Picture: [^\]]*\]|_{4,}", " ", text)
+    text = re.sub(r"\[Text box: ([^\]]*)\]", r"\1", text)
+    return " ".join(text.split())
 
 
 def _note(document: Document, artifact: Artifact) -> list[Candidate]:
@@ -192,7 +333,13 @@ def _note(document: Document, artifact: Artifact) -> list[Candidate]:
 def _equation(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     before = quote(facts.get("preceding_text", ""), 60)
-    where = f"right after the words “{before}”" if before else f"at {artifact.locator}"
+    equations = [a for a in document.artifacts if a.kind == "equation"]
+    if before:
+        where = f"right after the words “{before}”"
+    elif len(equations) == 1:
+        where = "in the document"
+    else:
+        return []
     return [
         candidate(
             document,
@@ -219,8 +366,8 @@ def _textbox(document: Document, artifact: Artifact) -> list[Candidate]:
             artifact,
             "textbox-text",
             question,
-            [f"The text box contains “{facts['text']}”."],
-            value=facts["text"],
+            [f"The text box contains “{_as_printed(facts['text'])}”."],
+            value=_as_printed(facts["text"]),
         )
     ]
 
@@ -244,16 +391,32 @@ def _image(document: Document, artifact: Artifact) -> list[Candidate]:
     alt = artifact.facts.get("alt_text") or ""
     if not described(alt):
         return []
+    images = [a for a in document.artifacts if a.kind == "image" and not a.facts.get("in")]
+    heading = _section_of(artifact)
+    if all(a.id == artifact.id for a in images):
+        where = "the document's image"
+    elif heading and [_section_of(a) for a in images].count(heading) == 1:
+        where = f"the image in the section “{quote(heading, 60)}”"
+    elif artifact in images:
+        where = f"image {images.index(artifact) + 1} of {len(images)} (in reading order)"
+    else:
+        return []
     return [
         candidate(
             document,
             artifact,
             "image-alt-text",
-            f"What description (alt text) is given for the image at {artifact.locator}?",
+            f"What description (alt text) is given for {where}?",
             [f"The image is described as “{alt}”."],
             value=alt,
         )
     ]
+
+
+def _section_of(artifact: Artifact) -> str:
+    """The heading an in-flow element sits under, from its locator ("… in section 'X'")."""
+    found = re.search(r"in section '(.*)'$", artifact.locator)
+    return found.group(1) if found else ""
 
 
 _metadata = metadata_rule(
@@ -265,6 +428,8 @@ _metadata = metadata_rule(
 def _font_heading(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     subject = quote(facts["subject"], 70)
+    if _ambiguous(document, artifact):  # the same heading twice, set differently
+        return []
     out = []
     if facts.get("font"):
         out.append(
@@ -314,6 +479,8 @@ def _font_body(document: Document, artifact: Artifact) -> list[Candidate]:
 def _font_span(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     subject = quote(facts["subject"], 70)
+    if _ambiguous(document, artifact):
+        return []
     differs = facts.get("differs", [])
     if "font" in differs and facts.get("font"):
         question, value = f"Which typeface is the text “{subject}” set in?", facts["font"]
@@ -348,27 +515,76 @@ def _font_span(document: Document, artifact: Artifact) -> list[Candidate]:
     ]
 
 
+# Highlight colours as Word's highlighter menu names them.
+HIGHLIGHT_NAMES = {
+    "yellow": "yellow",
+    "green": "bright green",
+    "cyan": "turquoise",
+    "magenta": "pink",
+    "blue": "blue",
+    "red": "red",
+    "darkBlue": "dark blue",
+    "darkCyan": "teal",
+    "darkGreen": "green",
+    "darkMagenta": "violet",
+    "darkRed": "dark red",
+    "darkYellow": "dark yellow",
+    "darkGray": "gray (50%)",
+    "lightGray": "gray (25%)",
+    "black": "black",
+    "white": "white",
+}
+
+
+def _ambiguous(document: Document, artifact: Artifact) -> bool:
+    """True when another element of the same kind names the same text with different facts:
+    a question naming the text could mean either."""
+    subject = artifact.facts.get("subject")
+    return any(
+        other.kind == artifact.kind
+        and other.id != artifact.id
+        and other.facts.get("subject") == subject
+        and other.facts != artifact.facts
+        for other in document.artifacts
+    )
+
+
+def _part_of_paragraph(subject: str, paragraph: str) -> bool:
+    """True when the quoted beginning of the paragraph does not already show the words
+    (else naming the paragraph by its beginning gives them away)."""
+    return subject.rstrip("…")[:40] not in quote(paragraph, 60)
+
+
 def _highlight(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
-    subject, colour = facts["subject"], facts["value"]
+    subject = facts["subject"]
+    colour = HIGHLIGHT_NAMES.get(facts["value"], facts["value"])
     paragraph = quote(facts.get("paragraph", ""), 60)
+    if _ambiguous(document, artifact):
+        return []
+    out = []
+    if _part_of_paragraph(subject, facts.get("paragraph", "")):
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "highlight-text",
+                f"In the paragraph beginning “{paragraph}”, which words are highlighted in "
+                f"{colour}?",
+                [f"The highlighted words are “{subject}”."],
+                value=subject,
+                anchor=["highlighted", facts["value"]],
+            )
+        )
     return [
-        candidate(
-            document,
-            artifact,
-            "highlight-text",
-            f"In the paragraph beginning “{paragraph}”, which words are highlighted in {colour}?",
-            [f"The highlighted words are “{subject}”."],
-            value=subject,
-            anchor=["highlighted", colour],
-        ),
+        *out,
         candidate(
             document,
             artifact,
             "highlight-colour",
             f"What highlight colour is applied to the text “{quote(subject, 70)}”?",
             [f"The text is highlighted in {colour}."],
-            value=colour,
+            value=facts["value"],
             anchor=["highlighted", subject],
         ),
     ]
@@ -377,17 +593,37 @@ def _highlight(document: Document, artifact: Artifact) -> list[Candidate]:
 def _strikeout(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     paragraph = quote(facts.get("paragraph", ""), 60)
-    return [
-        candidate(
-            document,
-            artifact,
-            "strikeout-text",
-            f"In the paragraph beginning “{paragraph}”, which text is struck through?",
-            [f"The struck-through text is “{facts['subject']}”."],
-            value=facts["subject"],
-            anchor=["struck through"],
+    out = []
+    struck = [a for a in document.artifacts if a.kind == "strikeout"]
+    subjects = list(dict.fromkeys(a.facts["subject"] for a in struck))
+    if struck[0].id == artifact.id and len(subjects) <= 6:
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "strikeout-list",
+                "Which text in this document is struck through?",
+                [f"“{subject}” is struck through." for subject in subjects],
+                value=facts["subject"],
+                anchor=["struck through"],
+                notes=[f"list answer: all {len(subjects)} struck-through passages"]
+                if len(subjects) > 1
+                else [],
+            )
         )
-    ]
+    if _part_of_paragraph(facts["subject"], facts.get("paragraph", "")):
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "strikeout-text",
+                f"In the paragraph beginning “{paragraph}”, which text is struck through?",
+                [f"The struck-through text is “{facts['subject']}”."],
+                value=facts["subject"],
+                anchor=["struck through"],
+            )
+        )
+    return out
 
 
 def _layout_section(document: Document, artifact: Artifact) -> list[Candidate]:
@@ -430,14 +666,31 @@ def _layout_section(document: Document, artifact: Artifact) -> list[Candidate]:
 def _layout_paragraph(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     subject = quote(facts["subject"], 70)
-    keys = ("alignment", "indent_left", "indent_first-line", "indent_hanging", "line_spacing")
-    key = next((name for name in keys if name in facts), None)
+    if _ambiguous(document, artifact):
+        return []
+    indents = [
+        facts[k] for k in ("indent_left", "indent_first-line", "indent_hanging") if k in facts
+    ]
+    if indents:  # every indentation the paragraph has: left and hanging together
+        question = f"What indentation is applied to the paragraph “{subject}”?"
+        return [
+            candidate(
+                document,
+                artifact,
+                "layout-indent",
+                question,
+                [f"The paragraph is {indent}." for indent in indents],
+                value=indents[0],
+                anchor=[facts["subject"]],
+            )
+        ]
+    key = next((name for name in ("alignment", "line_spacing") if name in facts), None)
     if key is None:
         return []
     if key == "alignment":
         question = f"How is the paragraph “{subject}” aligned?"
     else:
-        question = f"What indentation or line spacing is applied to the paragraph “{subject}”?"
+        question = f"What line spacing is applied to the paragraph “{subject}”?"
     return [
         candidate(
             document,
