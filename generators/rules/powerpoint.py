@@ -505,7 +505,7 @@ def ink(document: Document, artifact: Artifact) -> list[Candidate]:
                 "ink-colours",
                 f"Which pen colours are the handwritten ink drawings on slide {slide} drawn in?",
                 [f"Ink on slide {slide} is drawn in {colour}." for colour in colours],
-                value=colours[0],
+                value=next(c for c in colours if c != "black"),  # the colour no one guesses
                 anchor=[f"on slide {slide}", "pen colour"],
                 notes=[f"list answer over the {len(inks)} ink drawings of the slide"],
             )
