@@ -11,6 +11,7 @@ from pathlib import Path
 from extractors import ExtractionError
 from fidelity.config import Config
 from fidelity.hashing import file_sha256
+from fidelity.outlock import OutputBusy
 from fidelity.pipeline import build, load_document, open_store
 from filters.explain import explain
 from ingest.discover import discover
@@ -35,7 +36,14 @@ def cmd_extract(args: argparse.Namespace, config: Config) -> int:
 def cmd_build(args: argparse.Namespace, config: Config) -> int:
     if args.model:
         config.models.model = args.model
-    summary = build(args.inputs, Path(args.out), config)
+    for name in ("workers", "file_timeout", "worker_memory"):
+        if getattr(args, name) is not None:
+            setattr(config, name, getattr(args, name))
+    try:
+        summary = build(args.inputs, Path(args.out), config)
+    except OutputBusy as error:
+        print(f"fidelity build: {error}", file=sys.stderr)
+        return 1
     print(
         f"{summary['accepted']} questions kept ({summary['unverified']} unverified), "
         f"{summary['rejected']} rejected, {summary['skipped']} files skipped -> {args.out}"
@@ -84,6 +92,15 @@ def parser() -> argparse.ArgumentParser:
     build_cmd.add_argument("-o", "--out", required=True)
     build_cmd.add_argument(
         "--model", help="model mode with this model (default: [models] model, else offline)"
+    )
+    build_cmd.add_argument(
+        "--workers", type=int, help="worker processes for per-file work (default: one per core)"
+    )
+    build_cmd.add_argument(
+        "--file-timeout", type=float, help="seconds one file may take (default 300; 0: no limit)"
+    )
+    build_cmd.add_argument(
+        "--worker-memory", help="memory cap per worker, e.g. 4GB (the default) or 512MB; 0: none"
     )
     build_cmd.set_defaults(run=cmd_build)
 

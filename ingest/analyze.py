@@ -62,6 +62,7 @@ class FileRecord:
     duplicate_of: str | None = None
     elo: float | None = None
     rank: int | None = None
+    failure: dict[str, str] = field(default_factory=dict)  # how a worker failed on it, if it did
 
     def drop(self, code: str, reason: str) -> None:
         if self.decision == "keep":

@@ -12,15 +12,18 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
 from fidelity.config import Config
+from fidelity.executor import Progress
 from fidelity.hashing import file_sha256
+from fidelity.services import Endpoint, RemoteConverter
+from fidelity.workers import WorkerPool, open_workers
 from ingest.analyze import FileRecord, analyze
 from ingest.curate import curate
 from ingest.discover import discover
@@ -28,6 +31,9 @@ from ingest.rank import HeuristicJudge, Judge, Ranking, assign_domains, rank_wor
 from ingest.report import corpus_markdown
 from ingest.settings import IngestSettings
 from ingest.unoserver_pool import Converter, shared_converter
+
+if TYPE_CHECKING:
+    from fidelity.executor import Failure
 
 CORPUS_JSONL = "corpus.jsonl"
 CORPUS_MD = "corpus.md"
@@ -81,33 +87,62 @@ class Corpus:
         return row
 
 
+@dataclass(frozen=True)
+class AnalysisWork:
+    """One distinct file's analysis, as a worker receives it."""
+
+    path: Path
+    sha256: str
+    out: Path
+    settings: IngestSettings
+    services: Endpoint
+
+
+def analysis_task(work: AnalysisWork, progress: Progress) -> FileRecord:
+    """Sniff, convert (through the driver's converter), probe and measure one file."""
+    progress.enter("ingest")
+    converter = RemoteConverter(work.services) if work.services.converter else None
+    return analyze(work.path, work.out, work.settings, converter, work.sha256)
+
+
+def failed_record(path: Path, sha: str, failure: Failure) -> FileRecord:
+    """The record of a file whose analysis raised, crashed, hung or ran out of memory."""
+    record = FileRecord(
+        path=str(path), sha256=sha, bytes=path.stat().st_size, extension=path.suffix.lower()[1:]
+    )
+    record.problem, record.problem_code = failure.reason, "analysis_failed"
+    record.failure = failure.info()
+    return record
+
+
 def _analyze_all(
-    files: list[Path],
-    out: Path,
-    settings: IngestSettings,
-    converter: Converter | None,
-    progress: bool,
+    files: list[Path], out: Path, settings: IngestSettings, workers: WorkerPool, progress: bool
 ) -> list[FileRecord]:
-    """One analysis per distinct content (identical files share it), in parallel."""
+    """One analysis per distinct content (identical files share it), in worker processes."""
     shas = {path: file_sha256(path) for path in files}
     first: dict[str, Path] = {}
     for path in files:
         first.setdefault(shas[path], path)
-
-    def one(path: Path) -> FileRecord:
-        return analyze(path, out, settings, converter, shas[path])
-
-    with ThreadPoolExecutor(max(1, settings.servers)) as pool:
-        done = list(
-            tqdm(
-                pool.map(one, first.values()),
-                total=len(first),
-                desc="ingest",
-                unit="file",
-                file=sys.stderr,
-                disable=not progress or None,
-            )
-        )
+    work = [AnalysisWork(path, sha, out, settings, workers.services) for sha, path in first.items()]
+    done = []
+    results = workers.executor.map(analysis_task, work)
+    for item, result in zip(
+        work,
+        tqdm(
+            results,
+            total=len(work),
+            desc="ingest",
+            unit="file",
+            file=sys.stderr,
+            disable=not progress or None,
+        ),
+        strict=True,
+    ):
+        if result.value is not None:
+            done.append(result.value)
+        else:
+            assert result.failure is not None
+            done.append(failed_record(item.path, item.sha256, result.failure))
     by_sha = {record.sha256: record for record in done}
     records = []
     for path in files:
@@ -130,19 +165,24 @@ def ingest_corpus(
     judge: Judge | None = None,
     labeler: Callable[[FileRecord], str] | None = None,
     progress: bool = True,
+    workers: WorkerPool | None = None,
 ) -> Corpus:
     """Run discovery, conversion, curation and ranking over the inputs; write the corpus files.
 
-    LibreOffice work goes to `converter`, else to the process-wide shared converter
-    (started on first need; `use_libreoffice=False` runs without it: files that need
-    a conversion are dropped as conversion_failed, Word pages come from app.xml).
+    Each file is analysed in a worker process (`workers`, else a pool opened for this
+    call from `config`); a file whose analysis fails in any way is dropped with the
+    reason. LibreOffice work goes to `converter`, else to the process-wide shared
+    converter (started on first need; `use_libreoffice=False` runs without it: files
+    that need a conversion are dropped as conversion_failed, Word pages come from app.xml).
     """
     settings = settings or IngestSettings.from_config(config)
     out.mkdir(parents=True, exist_ok=True)
     if converter is None and use_libreoffice:
         converter = shared_converter(settings.servers, settings.conversion_timeout)
     files = discover(inputs)
-    records = _analyze_all(files, out, settings, converter, progress)
+    pool = nullcontext(workers) if workers is not None else open_workers(config, converter)
+    with pool as opened:
+        records = _analyze_all(files, out, settings, opened, progress)
     curate(records, settings)
     assign_domains(records, settings, labeler)
     ranking = rank_word(records, settings, judge or HeuristicJudge())
