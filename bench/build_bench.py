@@ -25,11 +25,12 @@ def corpus_files(folders: list[Path]) -> int:
     return sum(1 for folder in folders for path in folder.rglob("*") if path.is_file())
 
 
-def timed_build(folders: list[Path], workers: int, scratch: Path) -> float:
+def timed_build(folders: list[Path], workers: int, scratch: Path, config: Path | None) -> float:
     """Seconds of one fresh build with `workers` workers (its output folder is new)."""
     out = Path(tempfile.mkdtemp(prefix=f"build-{workers}-", dir=scratch))
-    command = [sys.executable, "-m", "fidelity.cli", "build", *map(str, folders), "-o", str(out)]
-    command += ["--workers", str(workers)]
+    command = [sys.executable, "-m", "fidelity.cli"]
+    command += ["--config", str(config)] if config else []
+    command += ["build", *map(str, folders), "-o", str(out), "--workers", str(workers)]
     start = time.perf_counter()
     subprocess.run(command, cwd=ROOT, check=True, capture_output=True)
     return time.perf_counter() - start
@@ -38,6 +39,7 @@ def timed_build(folders: list[Path], workers: int, scratch: Path) -> float:
 def main() -> None:
     options = argparse.ArgumentParser(description=__doc__)
     options.add_argument("--repeat", type=int, default=1, help="best of N builds per setting")
+    options.add_argument("--config", type=Path, help="a fidelity.toml for every build")
     options.add_argument("inputs", nargs="*", type=Path, help="folders (default: the corpus)")
     args = options.parse_args()
     folders = args.inputs or [CORPUS / name for name in FOLDERS]
@@ -48,7 +50,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         for _ in range(args.repeat):
             for workers in settings:  # interleaved, so a busy moment hits every setting alike
-                best[workers] = min(best[workers], timed_build(folders, workers, Path(scratch)))
+                seconds = timed_build(folders, workers, Path(scratch), args.config)
+                best[workers] = min(best[workers], seconds)
     print(f"# Build throughput ({files} files, {cores} cores, best of {args.repeat})\n")
     print("| workers | seconds | files/s | throughput vs --workers 1 |")
     print("|---:|---:|---:|---:|")
