@@ -14,8 +14,10 @@ from fidelity.services import Endpoint, ServiceHost
 from ingest.settings import IngestSettings
 from ingest.unoserver_pool import Converter
 
-# The modules of the per-file tasks: the forkserver imports them once for every worker.
-TASK_MODULES = ("ingest.analyze", "fidelity.filework")
+# Libraries the per-file tasks import, loaded once by the forkserver so that a new worker
+# starts with them. Only installed libraries: Python 3.11's forkserver imports with its
+# own sys.path (not the driver's), which may find another copy of this project.
+PRELOAD = ("lxml.etree", "numpy", "py3langid", "pydantic", "PIL.Image", "openpyxl", "pypandoc")
 # LibreOffice servers a build starts when `[ingest] servers` is not set: one per worker,
 # at most this many (each holds a LibreOffice of a few hundred MB).
 MAX_AUTO_SERVERS = 4
@@ -51,7 +53,7 @@ def open_workers(
             worker_count(config),
             config.file_timeout,
             config.worker_memory_bytes,
-            preload=TASK_MODULES,
+            preload=PRELOAD,
         )
         try:
             yield WorkerPool(executor, host.endpoint)
