@@ -47,11 +47,12 @@ class WorkContext:
 
 @dataclass
 class FileWork:
-    """One kept file's work item."""
+    """One kept file's work item (`document`: extracted before, so not extracted again)."""
 
     record: FileRecord
     settings: Config
     context: WorkContext
+    document: Document | None = None
 
 
 @dataclass
@@ -83,6 +84,8 @@ def new_document(record: FileRecord) -> Document:
 def extract_record(work: FileWork, progress: Progress) -> Document:
     """The document of the ingested file (raises ExtractionError for an unreadable one)."""
     record, context = work.record, work.context
+    if work.document is not None:
+        return work.document
     if not record.ooxml:
         raise ExtractionError("ingest found no OOXML file to extract")
     progress.enter("render")
@@ -108,11 +111,13 @@ def process_file_task(work: FileWork, progress: Progress) -> FileResult:
     return FileResult(document, filter_candidates(document, candidates, stages))
 
 
-def generate_task(work: FileWork, progress: Progress) -> int:
-    """Extraction and generation only (batch mode collects generation calls this way)."""
+def generate_task(work: FileWork, progress: Progress) -> Document | None:
+    """Extraction and generation only (batch mode collects generation calls this way);
+    returns the document (None when unreadable) so that later rounds skip extraction."""
     try:
         document = extract_record(work, progress)
     except ExtractionError:
-        return 0
+        return None
     progress.enter("generate")
-    return len(work.context.stages(work.settings).generate(document))
+    work.context.stages(work.settings).generate(document)
+    return document

@@ -24,7 +24,7 @@ from fidelity.outlock import output_lock
 from fidelity.outputs import write_outputs
 from fidelity.stages import Stages, filter_candidates, model_filters, model_stages
 from fidelity.store import RunStore
-from fidelity.workers import converter_servers, open_workers
+from fidelity.workers import WorkerPool, converter_servers, open_workers
 from filters import dedup, grading
 from filters.groundedness import Outcome
 from ingest.analyze import FileRecord
@@ -124,11 +124,18 @@ def process_files(
     config: Config,
     context: WorkContext,
     executor: Executor,
+    documents: dict[str, Document] | None = None,
 ) -> None:
     """Per-file work for every ingested file in worker processes; the driver stores each result
-    in input order, so a killed run resumes at the first unfinished file."""
+    in input order, so a killed run resumes at the first unfinished file. `documents`: files
+    extracted already (by sha256)."""
+    known = documents or {}
     actions = file_actions(records, store)
-    work = (FileWork(record, config, context) for kind, record in actions if kind == "work")
+    work = (
+        FileWork(record, config, context, known.get(record.sha256))
+        for kind, record in actions
+        if kind == "work"
+    )
     results = executor.map(process_file_task, work)
     for kind, record in tqdm(actions, desc="files", unit="file", file=sys.stderr, disable=None):
         if kind == "skip":
@@ -202,6 +209,21 @@ def default_stages(config: Config, store: RunStore, out: Path) -> tuple[Stages, 
     return model_stages(config, client), client
 
 
+def batch_round(
+    pending: list[FileRecord],
+    config: Config,
+    context: WorkContext,
+    pool: WorkerPool,
+    documents: dict[str, Document],
+) -> None:
+    """One batch-mode generation round over the pending files; the documents extracted in
+    the first round are kept in `documents` for the later rounds and the per-file work."""
+    work = [FileWork(r, config, context, documents.get(r.sha256)) for r in pending]
+    for record, result in zip(pending, pool.executor.map(generate_task, work), strict=True):
+        if result.value is not None:
+            documents[record.sha256] = result.value
+
+
 def build(inputs: Iterable[Path], out: Path, config: Config) -> dict[str, int]:
     """The whole build over the input files into OUT (one build or regen per OUT at a time)."""
     with output_lock(out, "build"):
@@ -230,11 +252,11 @@ def _build(inputs: Iterable[Path], out: Path, config: Config) -> dict[str, int]:
                 workers=pool,
             )  # corpus.jsonl, corpus.md
             context = WorkContext(out, pool.services)
+            documents: dict[str, Document] = {}
             if client is not None and config.models.batch:
                 pending = [r for r in corpus.records if r.kept and not store.file_status(r.sha256)]
-                work = [FileWork(record, config, context) for record in pending]
-                prefetch(client, lambda: list(pool.executor.map(generate_task, work)))
-            process_files(corpus.records, store, config, context, pool.executor)
+                prefetch(client, lambda: batch_round(pending, config, context, pool, documents))
+            process_files(corpus.records, store, config, context, pool.executor, documents)
         run_dedup(store, config)
         summary = write_outputs(store, out, config.coverage)
         if client is not None:
