@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -18,7 +19,10 @@ from fidelity.cli import main
 from fidelity.config import Config
 from fidelity.executor import ProcessExecutor
 from fidelity.outlock import OutputBusy, output_lock
+from fidelity.outputs import write_outputs
+from fidelity.pipeline import open_store, store_result
 from fidelity.regen import regen
+from ingest.analyze import FileRecord
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -57,6 +61,26 @@ def test_executor_turns_every_kind_of_failure_into_a_result() -> None:
     assert failures["raise"].traceback.startswith("worker_tasks.py:")
     assert "SIGSEGV" in failures["crash"].message
     assert [r.value for r in again] == ["D", "E"]
+
+
+def test_a_failed_task_is_a_skipped_file_with_stage_type_message_and_digest(
+    tmp_path: Path,
+) -> None:
+    with ProcessExecutor(1, timeout=HANG_SECONDS, memory_bytes=MEMORY_CAP) as executor:
+        (crashed,) = executor.map(misbehave, ["crash"])
+    path = ROOT / "fixtures" / "memo.docx"
+    record = FileRecord(path=str(path), sha256="f" * 64, bytes=1, extension="docx")
+    store = open_store(tmp_path)
+    try:
+        assert store_result(store, record, crashed) == "skipped"
+        write_outputs(store, tmp_path)
+    finally:
+        store.close()
+    (row,) = [json.loads(line) for line in (tmp_path / "skipped.jsonl").read_text().splitlines()]
+    assert row["file"] == str(path) and row["stage"] == "stage-crash"
+    assert row["error_type"] == "WorkerDied" and "SIGSEGV" in row["message"]
+    assert row["reason"] == f"stage-crash: WorkerDied: {row['message']}"
+    assert "traceback" in row
 
 
 def test_a_second_build_or_regen_on_one_out_is_refused(tmp_path: Path, capsys) -> None:
