@@ -22,3 +22,4 @@ lint: setup
 bench: setup
 	$(PYTHON) bench/extract_bench.py
 	$(PYTHON) bench/excel_bench.py
+	$(PYTHON) bench/build_bench.py

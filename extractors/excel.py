@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import zipfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +33,7 @@ from extractors.excel_sheet import (
 from extractors.excel_workbook import SheetInfo, Workbook, open_workbook
 from extractors.ooxml_props import metadata_artifacts
 from extractors.powerpoint_xml import preset_name
+from extractors.rendering import ChartRenderer, Renderers
 from fidelity.hashing import IdMaker
 from fidelity.model import Artifact, Document, placeholder_for
 from fidelity.sizes import size_metadata
@@ -43,11 +43,6 @@ MAX_FORMULAS_PER_SHEET = 2000
 ASKED_FORMULAS_PER_SHEET = 6
 MAX_LOOKUPS = 4
 
-# Optional: renders one chart to a PNG (workbook path, sheet name, chart facts, media dir).
-# The lead wires a LibreOffice-based renderer here; without it charts have no image.
-ChartRenderer = Callable[[Path, str, dict[str, Any], Path], Path | None]
-chart_renderer: ChartRenderer | None = None
-
 
 def geometry_words(prst: str) -> str:
     """A DrawingML preset geometry by the name Office shows (shared with PowerPoint)."""
@@ -55,11 +50,19 @@ def geometry_words(prst: str) -> str:
 
 
 class _Builder:
-    def __init__(self, path: Path, package: Package, document: Document, media_dir: Path):
+    def __init__(
+        self,
+        path: Path,
+        package: Package,
+        document: Document,
+        media_dir: Path,
+        chart_renderer: ChartRenderer | None,
+    ):
         self.path = path
         self.package = package
         self.document = document
         self.media_dir = media_dir
+        self.chart_renderer = chart_renderer
         self.ids = IdMaker()
         self.workbook: Workbook = open_workbook(package)
         self.body: list[str] = []
@@ -561,10 +564,10 @@ class _Builder:
         return [(position, artifact.placeholder or "")]
 
     def render_chart(self, sheet: SheetInfo, facts: dict[str, Any]) -> str | None:
-        if chart_renderer is None:
+        if self.chart_renderer is None:
             return None
         try:
-            image = chart_renderer(self.path, sheet.name, facts, self.media_dir)
+            image = self.chart_renderer(self.path, sheet.name, facts, self.media_dir)
         except Exception as error:  # rendering is optional; the chart's facts remain
             self.note(f"chart image not rendered: {error}")
             return None
@@ -820,15 +823,18 @@ def _words(camel: str) -> str:
     return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", camel).lower()
 
 
-def extract(path: Path, document: Document, media_dir: Path) -> Document:
+def extract(
+    path: Path, document: Document, media_dir: Path, renderers: Renderers | None = None
+) -> Document:
     """Fill `document` from the workbook at `path` (see the module docstring)."""
+    charts = renderers.charts if renderers is not None else None
     try:
         package = Package(path)
     except (zipfile.BadZipFile, UnsafePackage, OSError) as error:
         raise ExtractionError(f"not a readable workbook package: {error}") from error
     with package:
         try:
-            _Builder(path, package, document, media_dir).run()
+            _Builder(path, package, document, media_dir, charts).run()
         except (UnsafePackage, zipfile.BadZipFile) as error:
             raise ExtractionError(f"unreadable workbook: {error}") from error
     return document

@@ -2,7 +2,7 @@
 
 Text (titles, bullets with levels, shape and group text, tables), structure (layout,
 positions, grouping, z-order, animation order, hidden flag, section) and, when a PDF
-converter is installed with `set_pdf_renderer`, a rendered image of every slide
+renderer is given (`Renderers.slides`), a rendered image of every slide
 (hidden ones included). Embedded objects (pictures, charts, tables, SmartArt, ink)
 are standalone artifacts; speaker notes sit apart from the slides; master-level
 footer, date and slide-number elements are deck-level artifacts referenced from
@@ -24,21 +24,13 @@ from extractors.powerpoint_shapes import FOOTER_ROLES, shape_tree
 from extractors.powerpoint_slide import SlideOutput, build_slide
 from extractors.powerpoint_text import paragraphs
 from extractors.powerpoint_xml import a, one_line, p
-from extractors.rendering import PdfRenderer, pdf_to_pngs
+from extractors.rendering import PdfRenderer, Renderers, pdf_to_pngs
 from fidelity.model import Artifact, Document
 from fidelity.sizes import size_metadata
 from fidelity.xmlsafe import Package, UnsafePackage
 
 FOOTER_KINDS = {"ftr": "footer", "hdr": "footer", "dt": "date-time", "sldNum": "slide-number"}
 FOOTER_LABELS = {"ftr": "Footer", "hdr": "Header", "dt": "Date/time", "sldNum": "Slide number"}
-
-_pdf_renderer: PdfRenderer | None = None
-
-
-def set_pdf_renderer(renderer: PdfRenderer | None) -> None:
-    """Install how a deck becomes a PDF with its hidden slides (None: no slide images)."""
-    global _pdf_renderer
-    _pdf_renderer = renderer
 
 
 class FooterRegistry:
@@ -105,7 +97,10 @@ class FooterRegistry:
         return self.deck_level[role]
 
 
-def extract(path: Path, document: Document, media_dir: Path) -> Document:
+def extract(
+    path: Path, document: Document, media_dir: Path, renderers: Renderers | None = None
+) -> Document:
+    """Fill `document` from the deck at `path`; slide images through `renderers.slides`."""
     try:
         package = Package(path)
     except (zipfile.BadZipFile, UnsafePackage, OSError) as error:
@@ -117,11 +112,18 @@ def extract(path: Path, document: Document, media_dir: Path) -> Document:
             raise ExtractionError(str(error)) from error
         if not deck.slides:
             raise ExtractionError("the presentation has no slides")
-        _fill(path, deck, document, MediaWriter(package, media_dir))
+        slides = renderers.slides if renderers is not None else None
+        _fill(path, deck, document, MediaWriter(package, media_dir), slides)
     return document
 
 
-def _fill(path: Path, deck: Deck, document: Document, media: MediaWriter) -> None:
+def _fill(
+    path: Path,
+    deck: Deck,
+    document: Document,
+    media: MediaWriter,
+    pdf_renderer: PdfRenderer | None,
+) -> None:
     builder = Builder()
     lang, lang_chars, all_chars = main_language([s.root for s in deck.slides], deck.default_lang)
     footers = FooterRegistry(deck, builder)
@@ -159,7 +161,7 @@ def _fill(path: Path, deck: Deck, document: Document, media: MediaWriter) -> Non
             },
         )
         deck_lines.append(language.placeholder or "")
-    renders = _render(path, deck, builder, media, document)
+    renders = _render(path, deck, builder, media, document, pdf_renderer)
     lines = deck_lines
     for slide, output in zip(deck.slides, outputs, strict=True):
         lines.append("")
@@ -238,13 +240,18 @@ def _notes(deck: Deck, builder: Builder, outputs: list[SlideOutput]) -> None:
 
 
 def _render(
-    path: Path, deck: Deck, builder: Builder, media: MediaWriter, document: Document
+    path: Path,
+    deck: Deck,
+    builder: Builder,
+    media: MediaWriter,
+    document: Document,
+    pdf_renderer: PdfRenderer | None,
 ) -> dict[int, Artifact]:
-    """Slide image artifacts from the configured PDF renderer (none when not configured)."""
-    if _pdf_renderer is None:
+    """Slide image artifacts from the PDF renderer (none without one)."""
+    if pdf_renderer is None:
         return {}
     try:
-        pngs = pdf_to_pngs(_pdf_renderer(path), media.media_dir, "slide")
+        pngs = pdf_to_pngs(pdf_renderer(path), media.media_dir, "slide")
     except Exception as error:  # images are optional: a converter failure only loses them
         document.notes.append(f"slide images not rendered: {type(error).__name__}: {error}")
         return {}

@@ -1,10 +1,11 @@
 """Rendered images for the extractors: PDF pages to PNG with poppler's pdftoppm.
 
-The PDFs come from a converter the run installs with `install` (LibreOffice through
-unoserver, `ingest.unoserver_pool.Converter.to_pdf`), installed by the build through
-`powerpoint.set_pdf_renderer` (decks with hidden slides: ExportHiddenSlides=true) and
-`excel.chart_renderer` (one page per sheet: SinglePageSheets=true). No converter
-means no images; the facts extracted from the XML stay.
+The PDFs come from a converter (LibreOffice through unoserver,
+`ingest.unoserver_pool.Converter.to_pdf`, or the driver's converter seen from a
+worker) that `Renderers.through(converter)` wraps for extraction: slide images
+(decks with hidden slides: ExportHiddenSlides=true) and chart images (one page per
+sheet: SinglePageSheets=true). No converter means no images; the facts extracted
+from the XML stay.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
 from fidelity.xmlsafe import Package
 
@@ -23,6 +26,35 @@ TIMEOUT_SECONDS = 120
 
 PdfRenderer = Callable[[Path], bytes]
 ToPdf = Callable[[Path, str], bytes]
+# Renders one chart to a PNG (workbook path, sheet name, chart facts, media dir).
+ChartRenderer = Callable[[Path, str, dict[str, Any], Path], Path | None]
+
+
+class PdfConverter(Protocol):
+    """What rendering needs of a converter (a local pool or a worker's remote one)."""
+
+    @property
+    def available(self) -> bool: ...
+
+    def to_pdf(self, source: bytes | Path, app: str) -> bytes: ...
+
+
+@dataclass
+class Renderers:
+    """How extraction renders images: decks to PDF (slides), sheets to pages (charts)."""
+
+    slides: PdfRenderer | None = None
+    charts: ChartRenderer | None = None
+
+    @classmethod
+    def through(cls, converter: PdfConverter | None) -> Renderers:
+        """Slide and chart images through `converter` (none when it is missing or cannot run)."""
+        if converter is None or not converter.available:
+            return cls()
+        return cls(
+            slides=lambda path: converter.to_pdf(path, "powerpoint"),
+            charts=SheetPageRenderer(converter.to_pdf),
+        )
 
 
 class RenderError(RuntimeError):

@@ -14,6 +14,7 @@ from pathlib import Path
 from extractors import ExtractionError
 from extractors.chart import chart_text, parse_chart
 from extractors.ooxml_props import metadata_artifacts, properties
+from extractors.rendering import Renderers
 from extractors.word_body import convert, read_ast
 from extractors.word_format import (
     Styles,
@@ -37,7 +38,10 @@ from fidelity.sizes import size_metadata
 from fidelity.xmlsafe import Package
 
 
-def extract(path: Path, document: Document, media_dir: Path) -> Document:
+def extract(
+    path: Path, document: Document, media_dir: Path, renderers: Renderers | None = None
+) -> Document:
+    """Fill `document` from the Word file at `path` (`renderers` is unused: no page images)."""
     with ThreadPoolExecutor(max_workers=1) as pool, Package(path) as package:
         # pandoc runs in its own process while the package XML is read here.
         pending_ast = pool.submit(read_ast, path, media_dir)

@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 
 from extractors import ExtractionError
-from fidelity.config import Config
+from fidelity.config import Config, parse_size
 from fidelity.hashing import file_sha256
+from fidelity.outlock import OutputBusy
 from fidelity.pipeline import build, load_document, open_store
 from filters.explain import explain
 from filters.quality import headline as quality_headline
@@ -33,12 +34,28 @@ def cmd_extract(args: argparse.Namespace, config: Config) -> int:
     return status
 
 
+def size_argument(text: str) -> str:
+    """A memory size as given (4GB, 512MB...), checked now rather than when workers start."""
+    try:
+        parse_size(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
 def cmd_build(args: argparse.Namespace, config: Config) -> int:
     if args.model:
         config.models.model = args.model
     if args.no_retry_failed:
         config.models.retry_failed = False
-    summary = build(args.inputs, Path(args.out), config)
+    for name in ("workers", "file_timeout", "worker_memory"):
+        if getattr(args, name) is not None:
+            setattr(config, name, getattr(args, name))
+    try:
+        summary = build(args.inputs, Path(args.out), config)
+    except OutputBusy as error:
+        print(f"fidelity build: {error}", file=sys.stderr)
+        return 1
     print(
         f"{summary['accepted']} questions kept ({summary['unverified']} unverified), "
         f"{summary['rejected']} rejected, {summary['incomplete']} incomplete, "
@@ -99,6 +116,17 @@ def parser() -> argparse.ArgumentParser:
         "--no-retry-failed",
         action="store_true",
         help="keep earlier failed or budget-skipped model checks (candidates stay incomplete)",
+    )
+    build_cmd.add_argument(
+        "--workers", type=int, help="worker processes for per-file work (default: one per core)"
+    )
+    build_cmd.add_argument(
+        "--file-timeout", type=float, help="seconds one file may take (default 300; 0: no limit)"
+    )
+    build_cmd.add_argument(
+        "--worker-memory",
+        type=size_argument,
+        help="memory cap per worker, e.g. 4GB (the default) or 512MB; 0: none",
     )
     build_cmd.set_defaults(run=cmd_build)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -160,10 +161,20 @@ class Config:
 
     dedup_scope: str = ""  # "file", "run", or "" = per file offline, run-wide in model mode
     max_file_mb: float = 100.0
+    workers: int = 0  # worker processes for per-file work; 0 = one per core
+    file_timeout: float = 300.0  # seconds of wall clock per file (0 = no limit)
+    worker_memory: str = "4GB"  # address-space cap per worker ("0" = no cap)
     models: ModelsConfig = field(default_factory=ModelsConfig)
     coverage: CoverageConfig = field(default_factory=CoverageConfig)
     filters: FilterSettings = field(default_factory=FilterSettings)
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        parse_size(self.worker_memory)  # a bad size fails when read, not when workers start
+
+    @property
+    def worker_memory_bytes(self) -> int:
+        return parse_size(self.worker_memory)
 
     @classmethod
     def load(cls, path: Path | None = None) -> Config:
@@ -181,3 +192,14 @@ class Config:
         coverage = CoverageConfig.from_toml(data.get("coverage", {}))
         filters = FilterSettings.from_toml(data.get("filters", {}))
         return cls(**values, models=models, coverage=coverage, filters=filters, extra=extra)
+
+
+SIZE_UNITS = {"": 1024**2, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
+
+
+def parse_size(text: str | int | float) -> int:
+    """Bytes in a size such as `4GB`, `512M` or `1.5G` (a bare number is MB)."""
+    match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGT]?)(?:I?B)?\s*", str(text).upper())
+    if match is None:
+        raise ValueError(f"not a size: {text!r} (write e.g. 4GB or 512MB)")
+    return int(float(match.group(1)) * SIZE_UNITS[match.group(2)])

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from fidelity import coverage
 from fidelity.config import Config
+from fidelity.outlock import OutputBusy
 from fidelity.pipeline import STORE_NAME, open_store
 from fidelity.regen import describe, regen
 
@@ -39,7 +40,7 @@ def cmd_regen(args: argparse.Namespace, config: Config) -> int:
         return 1
     try:
         reports = regen(out, config, args.app, args.category, args.target)
-    except ValueError as error:
+    except (ValueError, OutputBusy) as error:
         print(f"fidelity regen: {error}", file=sys.stderr)
         return 2
     print(describe(reports))

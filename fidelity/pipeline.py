@@ -8,50 +8,38 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from functools import partial
 from pathlib import Path
 
 from tqdm import tqdm
 
-from extractors import ExtractionError, excel, extract, powerpoint
-from extractors.rendering import SheetPageRenderer
+from extractors import extract
 from fidelity.config import Config
-from fidelity.hashing import file_sha256
+from fidelity.executor import Executor, TaskResult
+from fidelity.filework import FileResult, FileWork, WorkContext, generate_task, process_file_task
 from fidelity.llm import ModelClient
 from fidelity.llm.batch import prefetch
 from fidelity.model import KEPT_STATUSES, Candidate, Decision, Document
+from fidelity.outlock import output_lock
 from fidelity.outputs import write_outputs
 from fidelity.retry import remember_failed_drafts, retry_generation, retry_incomplete
+from fidelity.stages import Stages, filter_candidates, model_filters, model_stages
 from fidelity.store import RunStore
+from fidelity.workers import WorkerPool, converter_servers, open_workers
 from filters import dedup, grading
-from filters.answerer import ModelAnswerer
-from filters.grading import Grader
-from filters.groundedness import Answerer, Mapper, Outcome, check_document
-from filters.matching import Matcher
-from filters.qualify import qualify
-from generators import rules
-from generators.model import ModelGenerators
+from filters.groundedness import Outcome
 from ingest.analyze import FileRecord
 from ingest.corpus import ingest_corpus
-from ingest.discover import discover
 from ingest.prepare import NotReadable, prepare
 from ingest.rank import ModelJudge, chat_through
+from ingest.settings import IngestSettings
 from ingest.sniff import sniff
-from ingest.unoserver_pool import Converter, shared_converter
+from ingest.unoserver_pool import shared_converter
+
+__all__ = ["Stages", "build", "filter_candidates", "model_filters", "open_store"]
 
 STORE_NAME = "run.sqlite"
-
-
-@dataclass
-class Stages:
-    """The pluggable parts of a build: candidate generation, the model answerer and grader."""
-
-    generate: object = rules.generate
-    answerer: Answerer | None = None
-    grader: Grader | None = None
-    map: Mapper | None = None  # spreads a file's candidates over the model client's threads
-    mode: str = "offline"
 
 
 def open_store(out: Path) -> RunStore:
@@ -76,58 +64,85 @@ def load_document(path: Path, sha: str, out: Path, config: Config) -> Document:
     return extract(ooxml, document, out / "media" / sha[:16])
 
 
-def process_file(
-    path: Path,
-    store: RunStore,
-    out: Path,
-    config: Config,
-    stages: Stages,
-    ingested: FileRecord | None = None,
-) -> str:
-    """One file through every per-file stage; `ingested` is its ingest record, if any.
+def file_actions(records: list[FileRecord], store: RunStore) -> list[tuple[str, FileRecord]]:
+    """What the build does with each ingested file, in input order: "work", "skip" or nothing.
 
     A file's earlier outcome stands unless curation now decides otherwise: a file it
     dropped before and keeps now is processed (what was stored is not duplicated), a
     file it keeps no longer is marked skipped and its candidates leave the outputs.
+    Of files with identical bytes only one is acted on (the kept one, else the first).
     """
-    sha = file_sha256(path)
-    status = store.file_status(sha)
-    kept = ingested is None or ingested.kept
-    if status == "done" and kept or status == "skipped" and not kept:
-        return "done-before"
-    if not kept:  # dropped by curation (now, or since curation settings changed)
-        info = {"stage": "ingest", "reason_code": ingested.reason_code}
-        with store.transaction():
-            store.put_file(sha, str(path), "skipped", ingested.reason, info, store.document(sha))
-        return "skipped"
-    try:
-        document = load_document(path, sha, out, config)
-    except (NotReadable, ExtractionError, OSError) as error:
-        with store.transaction():
-            store.put_file(sha, str(path), "skipped", str(error), {"stage": "ingest"})
-        return "skipped"
-    if ingested is not None:  # ingest measured pages on a rendering: it wins over app.xml
-        document.size.update(ingested.size)
-    outcomes = filter_candidates(document, stages.generate(document), stages)
+    chosen: dict[str, FileRecord] = {}
+    for record in records:
+        if record.sha256 not in chosen or record.kept and not chosen[record.sha256].kept:
+            chosen[record.sha256] = record
+    actions = []
+    for record in records:
+        if chosen[record.sha256] is not record:
+            continue
+        status = store.file_status(record.sha256)
+        if status == "done" and record.kept or status == "skipped" and not record.kept:
+            continue
+        actions.append(("work" if record.kept else "skip", record))
+    return actions
+
+
+def store_dropped(store: RunStore, record: FileRecord) -> None:
+    """A file curation dropped (or whose analysis failed) goes to skipped.jsonl with its reason."""
+    info = {"stage": "ingest", "reason_code": record.reason_code, **record.failure}
     with store.transaction():
-        store.put_file(sha, str(path), "done", info={"app": document.app}, document=document)
-        store_outcomes(store, outcomes)
+        store.put_file(
+            record.sha256,
+            record.path,
+            "skipped",
+            record.reason,
+            info,
+            store.document(record.sha256),
+        )
+
+
+def store_result(store: RunStore, record: FileRecord, result: TaskResult[FileResult]) -> str:
+    """Commit one file's task result in one transaction; returns the file's status."""
+    sha, path = record.sha256, record.path
+    with store.transaction():
+        if result.failure is not None:
+            failure = result.failure
+            store.put_file(sha, path, "skipped", failure.reason, failure.info())
+            return "skipped"
+        value = result.value
+        assert value is not None
+        if value.document is None:
+            store.put_file(sha, path, "skipped", value.skip_reason, {"stage": value.skip_stage})
+            return "skipped"
+        store.put_file(sha, path, "done", info={"app": value.document.app}, document=value.document)
+        store_outcomes(store, value.outcomes)
     return "done"
 
 
-def filter_candidates(
-    document: Document, candidates: list[Candidate], stages: Stages
-) -> list[Outcome]:
-    """Every per-file filter on a document's candidates (the build, `regen` and replay share it).
-
-    Questions recurring with other answers are qualified, groundedness is checked, then
-    (in model mode) the survivors are graded.
-    """
-    candidates = qualify(document, candidates)
-    outcomes = check_document(document, candidates, stages.answerer, stages.map)
-    if stages.grader is not None:
-        stages.grader.grade_outcomes(document, outcomes, stages.map)
-    return outcomes
+def process_files(
+    records: list[FileRecord],
+    store: RunStore,
+    config: Config,
+    context: WorkContext,
+    executor: Executor,
+    documents: dict[str, Document] | None = None,
+) -> None:
+    """Per-file work for every ingested file in worker processes; the driver stores each result
+    in input order, so a killed run resumes at the first unfinished file. `documents`: files
+    extracted already (by sha256)."""
+    known = documents or {}
+    actions = file_actions(records, store)
+    work = (
+        FileWork(record, config, context, known.get(record.sha256))
+        for kind, record in actions
+        if kind == "work"
+    )
+    results = executor.map(process_file_task, work)
+    for kind, record in tqdm(actions, desc="files", unit="file", file=sys.stderr, disable=None):
+        if kind == "skip":
+            store_dropped(store, record)
+        else:
+            store_result(store, record, next(results))
 
 
 def store_outcomes(store: RunStore, outcomes: list[Outcome], first_seq: int = 0) -> int:
@@ -194,70 +209,61 @@ def default_stages(config: Config, store: RunStore, out: Path) -> tuple[Stages, 
     store.set_meta("models", asdict(config.models))  # for replaying the calls (no secrets)
     store.set_meta("filters", asdict(config.filters))
     client = ModelClient(config.models, store, out)
-    answerer, grader = model_filters(config, client)
-    generate = ModelGenerators(client, config.models)
-    stages = Stages(generate, answerer, grader, client.map, mode="model")
-    return stages, client
+    return model_stages(config, client), client
 
 
-def model_filters(config: Config, client: ModelClient) -> tuple[ModelAnswerer, Grader | None]:
-    """The model-mode answerer (with its matcher) and grader; a replay builds the same."""
-    answerer = ModelAnswerer(client, Matcher(client, config.filters.judges), config.filters)
-    return answerer, Grader(client, config.filters) if config.filters.grading else None
+def batch_round(
+    pending: list[FileRecord],
+    config: Config,
+    context: WorkContext,
+    pool: WorkerPool,
+    documents: dict[str, Document],
+) -> None:
+    """One batch-mode generation round over the pending files; the documents extracted in
+    the first round are kept in `documents` for the later rounds and the per-file work."""
+    work = [FileWork(r, config, context, documents.get(r.sha256)) for r in pending]
+    for record, result in zip(pending, pool.executor.map(generate_task, work), strict=True):
+        if result.value is not None:
+            documents[record.sha256] = result.value
 
 
-def pending_documents(
-    files: list[Path], store: RunStore, out: Path, config: Config
-) -> list[Document]:
-    """Documents of the files not finished yet (unreadable ones are left to the main loop)."""
-    documents = []
-    for path in files:
-        sha = file_sha256(path)
-        if store.file_status(sha):
-            continue
-        try:
-            documents.append(load_document(path, sha, out, config))
-        except (NotReadable, ExtractionError, OSError):
-            continue
-    return documents
+def build(inputs: Iterable[Path], out: Path, config: Config) -> dict[str, int]:
+    """The whole build over the input files into OUT (one build or regen per OUT at a time)."""
+    with output_lock(out, "build"):
+        return _build(inputs, out, config)
 
 
-def install_renderers(converter: Converter | None) -> None:
-    """Slide images and chart images through LibreOffice when it runs here (None: no images)."""
-    if converter is None or not converter.available:
-        powerpoint.set_pdf_renderer(None)
-        excel.chart_renderer = None
-        return
-    powerpoint.set_pdf_renderer(lambda path: converter.to_pdf(path, "powerpoint"))
-    excel.chart_renderer = SheetPageRenderer(converter.to_pdf)
-
-
-def build(
-    inputs: Iterable[Path], out: Path, config: Config, stages: Stages | None = None
-) -> dict[str, int]:
-    out.mkdir(parents=True, exist_ok=True)
+def _build(inputs: Iterable[Path], out: Path, config: Config) -> dict[str, int]:
     store = open_store(out)
     client: ModelClient | None = None
     try:
-        if stages is None:
-            stages, client = default_stages(config, store, out)
+        stages, client = default_stages(config, store, out)
         store.set_meta("mode", stages.mode)
         inputs = list(inputs)
-        files = discover(inputs)
         judge = ModelJudge(chat_through(client), name="model") if client is not None else None
-        corpus = ingest_corpus(inputs, out, config, judge=judge)  # corpus.jsonl, corpus.md
-        ingested = {Path(record.path): record for record in corpus.records}
-        install_renderers(shared_converter())
-        if client is not None and config.models.retry_failed:
-            refilter = partial(filter_candidates, stages=stages)
-            retry_incomplete(store, refilter)
-            retry_generation(store, stages.generate, refilter, store_outcomes)
-        if client is not None and config.models.batch:
-            kept = [path for path in files if ingested[path].kept]
-            documents = pending_documents(kept, store, out, config)
-            prefetch(client, lambda: [stages.generate(d) for d in documents])
-        for path in tqdm(files, desc="files", unit="file", file=sys.stderr, disable=None):
-            process_file(path, store, out, config, stages, ingested[path])
+        settings = IngestSettings.from_config(config)
+        servers = converter_servers(config, settings)
+        converter = shared_converter(servers, settings.conversion_timeout)
+        with open_workers(config, converter, client) as pool:
+            corpus = ingest_corpus(
+                inputs,
+                out,
+                config,
+                settings=settings,
+                converter=converter,
+                judge=judge,
+                workers=pool,
+            )  # corpus.jsonl, corpus.md
+            context = WorkContext(out, pool.services)
+            if client is not None and config.models.retry_failed:
+                refilter = partial(filter_candidates, stages=stages)
+                retry_incomplete(store, refilter)
+                retry_generation(store, stages.generate, refilter, store_outcomes)
+            documents: dict[str, Document] = {}
+            if client is not None and config.models.batch:
+                pending = [r for r in corpus.records if r.kept and not store.file_status(r.sha256)]
+                prefetch(client, lambda: batch_round(pending, config, context, pool, documents))
+            process_files(corpus.records, store, config, context, pool.executor, documents)
         run_dedup(store, config)
         summary = write_outputs(store, out, config.coverage)
         if client is not None:
@@ -265,5 +271,4 @@ def build(
             print(client.finish(out), file=sys.stderr)
         return summary
     finally:
-        install_renderers(None)
         store.close()

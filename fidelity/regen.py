@@ -22,6 +22,7 @@ from fidelity import coverage
 from fidelity.config import Config, ModelsConfig
 from fidelity.llm import ModelClient
 from fidelity.model import TAXONOMY, Candidate, Document
+from fidelity.outlock import output_lock
 from fidelity.outputs import write_outputs
 from fidelity.pipeline import (
     Stages,
@@ -189,6 +190,18 @@ def regen(
     stages: Stages | None = None,
 ) -> list[CellReport]:
     """Raise the selected cells below target; returns one report per cell or bucket worked on."""
+    with output_lock(out, "regen"):
+        return _regen(out, config, app, category, target, stages)
+
+
+def _regen(
+    out: Path,
+    config: Config,
+    app: str | None,
+    category: str | None,
+    target: int | None,
+    stages: Stages | None,
+) -> list[CellReport]:
     selected = select_cells(app, category)
     store = open_store(out)
     client: ModelClient | None = None

@@ -9,10 +9,11 @@ and `out/ingest/comparisons.jsonl` (every ranking comparison, with the judge).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -20,8 +21,10 @@ from typing import Any
 from tqdm import tqdm
 
 from fidelity.config import Config
+from fidelity.executor import Failure, failure_of
 from fidelity.hashing import file_sha256
-from ingest.analyze import FileRecord, analyze, refused_record
+from fidelity.workers import WorkerPool, open_workers
+from ingest.analyze import AnalysisWork, FileRecord, analysis_task, refused_record
 from ingest.curate import curate
 from ingest.discover import discover, refused
 from ingest.rank import HeuristicJudge, Judge, Ranking, assign_domains, rank_word
@@ -81,34 +84,65 @@ class Corpus:
         return row
 
 
+def failed_record(path: Path, sha: str, failure: Failure) -> FileRecord:
+    """The record of a file whose analysis raised, crashed, hung or ran out of memory."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        size = 0
+    record = FileRecord(path=str(path), sha256=sha, bytes=size, extension=path.suffix.lower()[1:])
+    record.problem, record.problem_code = failure.reason, "analysis_failed"
+    record.failure = failure.info()
+    return record
+
+
+def _hashes(files: list[Path]) -> tuple[dict[Path, str], dict[Path, Failure]]:
+    """The sha256 of each readable file, and why each other one could not be read.
+
+    An unreadable file is keyed by a hash of its path (it has no content hash).
+    """
+    shas, unreadable = {}, {}
+    for path in files:
+        try:
+            shas[path] = file_sha256(path)
+        except OSError as error:
+            unreadable[path] = failure_of(error, "ingest")
+            shas[path] = hashlib.sha256(f"unreadable:{path}".encode()).hexdigest()
+    return shas, unreadable
+
+
 def _analyze_all(
-    files: list[Path],
-    out: Path,
-    settings: IngestSettings,
-    converter: Converter | None,
-    progress: bool,
+    files: list[Path], out: Path, settings: IngestSettings, workers: WorkerPool, progress: bool
 ) -> list[FileRecord]:
-    """One analysis per distinct content (identical files share it), in parallel."""
-    shas = {path: file_sha256(path) for path in files}
+    """One analysis per distinct content (identical files share it), in worker processes."""
+    shas, unreadable = _hashes(files)
     first: dict[str, Path] = {}
     for path in files:
-        first.setdefault(shas[path], path)
-
-    def one(path: Path) -> FileRecord:
-        return analyze(path, out, settings, converter, shas[path])
-
-    with ThreadPoolExecutor(max(1, settings.servers)) as pool:
-        done = list(
-            tqdm(
-                pool.map(one, first.values()),
-                total=len(first),
-                desc="ingest",
-                unit="file",
-                file=sys.stderr,
-                disable=not progress or None,
-            )
-        )
+        if path not in unreadable:
+            first.setdefault(shas[path], path)
+    work = [AnalysisWork(path, sha, out, settings, workers.services) for sha, path in first.items()]
+    done = []
+    results = workers.executor.map(analysis_task, work)
+    for item, result in zip(
+        work,
+        tqdm(
+            results,
+            total=len(work),
+            desc="ingest",
+            unit="file",
+            file=sys.stderr,
+            disable=not progress or None,
+        ),
+        strict=True,
+    ):
+        if result.value is not None:
+            done.append(result.value)
+        else:
+            assert result.failure is not None
+            done.append(failed_record(item.path, item.sha256, result.failure))
     by_sha = {record.sha256: record for record in done}
+    for path, failure in unreadable.items():
+        by_sha[shas[path]] = failed_record(path, shas[path], failure)
     records = []
     for path in files:
         record = by_sha[shas[path]]
@@ -130,12 +164,15 @@ def ingest_corpus(
     judge: Judge | None = None,
     labeler: Callable[[FileRecord], str] | None = None,
     progress: bool = True,
+    workers: WorkerPool | None = None,
 ) -> Corpus:
     """Run discovery, conversion, curation and ranking over the inputs; write the corpus files.
 
-    LibreOffice work goes to `converter`, else to the process-wide shared converter
-    (started on first need; `use_libreoffice=False` runs without it: files that need
-    a conversion are dropped as conversion_failed, Word pages come from app.xml).
+    Each file is analysed in a worker process (`workers`, else a pool opened for this
+    call from `config`); a file whose analysis fails in any way is dropped with the
+    reason. LibreOffice work goes to `converter`, else to the process-wide shared
+    converter (started on first need; `use_libreoffice=False` runs without it: files
+    that need a conversion are dropped as conversion_failed, Word pages come from app.xml).
     """
     settings = settings or IngestSettings.from_config(config)
     out.mkdir(parents=True, exist_ok=True)
@@ -143,7 +180,9 @@ def ingest_corpus(
         converter = shared_converter(settings.servers, settings.conversion_timeout)
     inputs = list(inputs)
     files = discover(inputs)
-    records = _analyze_all(files, out, settings, converter, progress)
+    pool = nullcontext(workers) if workers is not None else open_workers(config, converter)
+    with pool as opened:
+        records = _analyze_all(files, out, settings, opened, progress)
     records += [refused_record(path, reason) for path, reason in refused(inputs).items()]
     curate(records, settings)
     assign_domains(records, settings, labeler)

@@ -6,7 +6,6 @@ import io
 import json
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ from PIL import Image
 
 from extractors import powerpoint
 from extractors.powerpoint_views import deck_views
-from extractors.rendering import pdf_to_pngs
+from extractors.rendering import PdfRenderer, Renderers, pdf_to_pngs
 from extractors.views import render
 from fidelity.model import Document
 from filters.ablation import ablation_views
@@ -30,15 +29,9 @@ def pdf(pages: int) -> bytes:
     return data.getvalue()
 
 
-@pytest.fixture
-def renderer() -> Iterator[None]:
-    yield
-    powerpoint.set_pdf_renderer(None)
-
-
-def load(media: Path) -> Document:
+def load(media: Path, slides: PdfRenderer | None = None) -> Document:
     document = Document(sha256="3" * 64, app="powerpoint", format="pptx", source=str(FIXTURE))
-    return powerpoint.extract(FIXTURE, document, media)
+    return powerpoint.extract(FIXTURE, document, media, Renderers(slides=slides))
 
 
 @needs_poppler
@@ -54,17 +47,14 @@ def test_pdf_pages_become_ordered_pngs(tmp_path: Path) -> None:
 
 
 @needs_poppler
-def test_renderer_adds_slide_images_restated_by_slide_content(
-    tmp_path: Path, renderer: None
-) -> None:
+def test_renderer_adds_slide_images_restated_by_slide_content(tmp_path: Path) -> None:
     seen: list[Path] = []
 
     def fake(path: Path) -> bytes:
         seen.append(path)
         return pdf(7)
 
-    powerpoint.set_pdf_renderer(fake)
-    document = load(tmp_path / "media" / "deck")
+    document = load(tmp_path / "media" / "deck", fake)
     assert seen == [FIXTURE]
     renders = [a for a in document.artifacts if a.kind == "slide-render"]
     assert len(renders) == 7 and all(a.modality == "visual" for a in renders)
@@ -82,17 +72,15 @@ def test_renderer_adds_slide_images_restated_by_slide_content(
 
 
 @needs_poppler
-def test_page_count_mismatch_or_failure_leaves_no_images(tmp_path: Path, renderer: None) -> None:
-    powerpoint.set_pdf_renderer(lambda path: pdf(5))
-    document = load(tmp_path / "a")
+def test_page_count_mismatch_or_failure_leaves_no_images(tmp_path: Path) -> None:
+    document = load(tmp_path / "a", lambda path: pdf(5))
     assert not [a for a in document.artifacts if a.kind == "slide-render"]
     assert any("5 pages for 7 slides" in note for note in document.notes)
 
     def broken(path: Path) -> bytes:
         raise ConnectionRefusedError("no unoserver")
 
-    powerpoint.set_pdf_renderer(broken)
-    document = load(tmp_path / "b")
+    document = load(tmp_path / "b", broken)
     assert any("ConnectionRefusedError" in note for note in document.notes)
     assert document.artifacts
 

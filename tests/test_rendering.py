@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
-from extractors import excel, extract
-from extractors.rendering import RenderError, SheetPageRenderer
+from extractors import extract
+from extractors.rendering import RenderError, Renderers, SheetPageRenderer
 from fidelity.hashing import file_sha256
 from fidelity.model import Document
 from ingest.unoserver_pool import shared_converter
@@ -19,13 +18,10 @@ WORKBOOK = Path(__file__).resolve().parents[1] / "fixtures" / "regional_sales.xl
 
 
 @pytest.fixture
-def chart_images() -> Iterator[SheetPageRenderer]:
+def chart_images() -> SheetPageRenderer:
     converter = shared_converter()
     assert converter.available, converter.unavailable_reason
-    renderer = SheetPageRenderer(converter.to_pdf)
-    excel.chart_renderer = renderer
-    yield renderer
-    excel.chart_renderer = None
+    return SheetPageRenderer(converter.to_pdf)
 
 
 def test_each_sheet_gets_its_page(chart_images: SheetPageRenderer, tmp_path: Path) -> None:
@@ -42,7 +38,9 @@ def test_chart_artifacts_carry_the_rendered_image(
     document = Document(
         sha256=file_sha256(WORKBOOK), app="excel", format="xlsx", source=str(WORKBOOK)
     )
-    document = extract(WORKBOOK, document, tmp_path / "media" / "wb")
+    document = extract(
+        WORKBOOK, document, tmp_path / "media" / "wb", Renderers(charts=chart_images)
+    )
     charts = [a for a in document.artifacts if a.category == "Chart"]
     assert charts
     for chart in charts:

@@ -1,0 +1,234 @@
+"""Run one task per item in isolated worker processes; a failing item becomes a `Failure`.
+
+`Executor.map(task, items)` yields one `TaskResult` per item, in input order, with
+a bounded number of items in flight. `task(item, progress)` is a picklable
+module-level function; it calls `progress.enter(stage)` as it moves on, so a
+failure says in which stage it happened. An exception, a crash of the worker (a
+segfault in a native library, the kernel's OOM killer), a task past the per-item
+wall-clock limit or one past the worker's memory limit (RLIMIT_AS: an allocation
+fails with MemoryError) all end as a `Failure` of that item; the dead or stuck
+worker is replaced by pebble's pool and the other items go on.
+
+pebble's ProcessPool is used because it survives the death of a worker and kills
+a task that runs past its timeout (concurrent.futures' pool breaks on one crash).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import resource
+import shutil
+import signal
+import tempfile
+import traceback
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any, Generic, Protocol, TypeVar
+
+from pebble import ProcessExpired, ProcessPool
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+DEFAULT_FILE_TIMEOUT = 300.0
+DEFAULT_WORKER_MEMORY = 4 * 1024**3
+PR_SET_PDEATHSIG = 1
+MESSAGE_CHARS = 300
+DIGEST_FRAMES = 4
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why an item produced no result: stage, exception type, one-line message, traceback digest."""
+
+    stage: str
+    error_type: str
+    message: str
+    traceback: str = ""
+
+    @property
+    def reason(self) -> str:
+        return f"{self.stage}: {self.error_type}: {self.message}"
+
+    def info(self) -> dict[str, str]:
+        """The fields skipped.jsonl records for a file that failed this way."""
+        return {
+            "stage": self.stage,
+            "error_type": self.error_type,
+            "message": self.message,
+            "traceback": self.traceback,
+        }
+
+
+@dataclass
+class TaskResult(Generic[R]):
+    """One item's result: `value`, or `failure` when the task did not finish."""
+
+    value: R | None = None
+    failure: Failure | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+
+class Progress(Protocol):
+    """Where a task says which stage it is in (read back when the task dies)."""
+
+    def enter(self, stage: str) -> None: ...
+
+
+class StageMark:
+    """A task's current stage, kept in a small file the driver reads if the worker dies."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.stage = "start"
+
+    def enter(self, stage: str) -> None:
+        self.stage = stage
+        self.path.write_text(stage)
+
+    def read(self) -> str:
+        try:
+            return self.path.read_text() or "start"
+        except OSError:
+            return "start"
+
+
+class Executor(Protocol):
+    """What the build needs from an executor (a Ray executor implements the same)."""
+
+    def map(
+        self, task: Callable[[T, Progress], R], items: Iterable[T]
+    ) -> Iterator[TaskResult[R]]: ...
+
+    def close(self) -> None: ...
+
+
+def one_line(text: str) -> str:
+    return " ".join(str(text).split())[:MESSAGE_CHARS]
+
+
+def digest(error: BaseException) -> str:
+    """The innermost frames of the traceback as `file:line function`, and a hash of the whole."""
+    frames = traceback.extract_tb(error.__traceback__)
+    text = "".join(traceback.format_exception(error))
+    tail = " < ".join(
+        f"{Path(frame.filename).name}:{frame.lineno} {frame.name}"
+        for frame in reversed(frames[-DIGEST_FRAMES:])
+    )
+    return f"{tail} [{hashlib.sha256(text.encode()).hexdigest()[:12]}]"
+
+
+def failure_of(error: BaseException, stage: str) -> Failure:
+    return Failure(
+        stage, type(error).__name__, one_line(error) or type(error).__name__, digest(error)
+    )
+
+
+def run_guarded(task: Callable[[T, Progress], R], item: T, mark: Path) -> TaskResult[R]:
+    """Run `task` in the worker; an exception becomes a Failure at the stage it happened in."""
+    progress = StageMark(mark)
+    try:
+        return TaskResult(value=task(item, progress))
+    except Exception as error:  # any failure of one item is that item's result
+        return TaskResult(failure=failure_of(error, progress.stage))
+
+
+def limit_worker(memory_bytes: int) -> None:
+    """Worker initializer: cap its address space, die with the parent, ignore Ctrl-C."""
+    if memory_bytes > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    # No library sets a parent-death signal; prctl through libc is two lines. When
+    # the driver dies (even SIGKILL) the forkserver exits and so do its workers.
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class ProcessExecutor:
+    """`workers` pebble worker processes with a per-item timeout and a per-worker memory cap."""
+
+    def __init__(
+        self,
+        workers: int | None = None,
+        timeout: float | None = DEFAULT_FILE_TIMEOUT,
+        memory_bytes: int = DEFAULT_WORKER_MEMORY,
+        in_flight: int | None = None,
+        preload: Sequence[str] = (),
+    ) -> None:
+        """`preload`: modules the forkserver imports once, so a new worker starts with them
+        (it only applies when this process starts its forkserver, i.e. the first time)."""
+        self.workers = max(1, workers or os.cpu_count() or 1)
+        self.timeout = timeout if timeout and timeout > 0 else None
+        self.in_flight = in_flight or 4 * self.workers  # slack behind a slow file
+        self.marks = Path(tempfile.mkdtemp(prefix="fidelity-stages-"))
+        context = get_context("forkserver")
+        context.set_forkserver_preload(list(preload))
+        self.pool = ProcessPool(
+            max_workers=self.workers,
+            initializer=limit_worker,
+            initargs=(memory_bytes,),
+            context=context,
+        )
+        self._count = 0
+
+    def map(self, task: Callable[[T, Progress], R], items: Iterable[T]) -> Iterator[TaskResult[R]]:
+        pending: deque[tuple[Any, Path]] = deque()
+        source = iter(items)
+        exhausted = False
+        while True:
+            while not exhausted and len(pending) < self.in_flight:
+                try:
+                    item = next(source)
+                except StopIteration:
+                    exhausted = True
+                    break
+                self._count += 1
+                mark = self.marks / str(self._count)
+                future = self.pool.schedule(run_guarded, (task, item, mark), timeout=self.timeout)
+                pending.append((future, mark))
+            if not pending:
+                return
+            future, mark = pending.popleft()
+            yield self._result(future, mark)
+
+    def _result(self, future: Any, mark: Path) -> TaskResult[Any]:
+        try:
+            return future.result()
+        except FutureTimeout:
+            message = f"no result within the {self.timeout:g} s limit; the worker was stopped"
+            return TaskResult(failure=Failure(StageMark(mark).read(), "Timeout", message))
+        except ProcessExpired as error:
+            return TaskResult(failure=Failure(StageMark(mark).read(), "WorkerDied", _death(error)))
+        except Exception as error:  # e.g. a result or item that could not be pickled
+            return TaskResult(failure=failure_of(error, StageMark(mark).read()))
+        finally:
+            mark.unlink(missing_ok=True)
+
+    def close(self) -> None:
+        self.pool.stop()
+        self.pool.join()
+        shutil.rmtree(self.marks, ignore_errors=True)
+
+    def __enter__(self) -> ProcessExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _death(error: ProcessExpired) -> str:
+    code = error.exitcode
+    if code is not None and code < 0:
+        name = signal.Signals(-code).name
+        hint = " (killed: out of memory?)" if name == "SIGKILL" else ""
+        return f"the worker died with {name}{hint}"
+    return f"the worker exited with code {code}"

@@ -1,0 +1,55 @@
+"""The pluggable per-file stages of a build (generation, re-asking, grading) and how they run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fidelity.config import Config
+from fidelity.model import Candidate, Document
+from filters.answerer import ModelAnswerer
+from filters.grading import Grader
+from filters.groundedness import Answerer, Mapper, Outcome, check_document
+from filters.matching import Matcher
+from filters.qualify import qualify
+from generators import rules
+from generators.model import ModelGenerators
+
+
+@dataclass
+class Stages:
+    """The pluggable parts of a build: candidate generation, the model answerer and grader."""
+
+    generate: object = rules.generate
+    answerer: Answerer | None = None
+    grader: Grader | None = None
+    map: Mapper | None = None  # spreads a file's candidates over the model client's threads
+    mode: str = "offline"
+
+
+def model_filters(config: Config, client: Any) -> tuple[ModelAnswerer, Grader | None]:
+    """The model-mode answerer (with its matcher) and grader; a replay builds the same."""
+    answerer = ModelAnswerer(client, Matcher(client, config.filters.judges), config.filters)
+    return answerer, Grader(client, config.filters) if config.filters.grading else None
+
+
+def model_stages(config: Config, client: Any) -> Stages:
+    """Model mode (rules + model generators, model filters) over a ModelClient or its proxy."""
+    answerer, grader = model_filters(config, client)
+    generate = ModelGenerators(client, config.models)
+    return Stages(generate, answerer, grader, client.map, mode="model")
+
+
+def filter_candidates(
+    document: Document, candidates: list[Candidate], stages: Stages
+) -> list[Outcome]:
+    """Every per-file filter on a document's candidates (the build, `regen` and replay share it).
+
+    Questions recurring with other answers are qualified, groundedness is checked, then
+    (in model mode) the survivors are graded.
+    """
+    candidates = qualify(document, candidates)
+    outcomes = check_document(document, candidates, stages.answerer, stages.map)
+    if stages.grader is not None:
+        stages.grader.grade_outcomes(document, outcomes, stages.map)
+    return outcomes
