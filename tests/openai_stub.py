@@ -226,11 +226,12 @@ class StubServer:
                     linger = struct.pack("ii", 1, 0)  # close with RST, not FIN
                     self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
                     return
+                closing = {"Connection": "close"}  # so the client does not reuse the connection
                 if spec["fault"] == "garbage":
-                    self._send(200, b"<html><body>502 Bad Gateway</body></html>")
+                    self._send(200, b"<html><body>502 Bad Gateway</body></html>", closing)
                     return
                 if spec["fault"] == "truncate":
-                    self._send(spec["status"], data[: len(data) // 2])
+                    self._send(spec["status"], data[: len(data) // 2], closing)
                     return
                 try:
                     self.send_response(spec["status"])
