@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from dataclasses import asdict
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from fidelity.outlock import output_lock
 from fidelity.outputs import write_outputs
 from fidelity.stages import Stages, filter_candidates, model_filters, model_stages
 from fidelity.store import RunStore
-from fidelity.workers import open_workers
+from fidelity.workers import WorkerPool, open_workers
 from filters import dedup, grading
 from filters.groundedness import Outcome
 from ingest.analyze import FileRecord
@@ -34,7 +35,7 @@ from ingest.prepare import NotReadable, prepare
 from ingest.rank import ModelJudge, chat_through
 from ingest.settings import IngestSettings
 from ingest.sniff import sniff
-from ingest.unoserver_pool import shared_converter
+from ingest.unoserver_pool import Converter, shared_converter
 
 __all__ = ["Stages", "build", "filter_candidates", "model_filters", "open_store"]
 
@@ -202,6 +203,17 @@ def default_stages(config: Config, store: RunStore, out: Path) -> tuple[Stages, 
     return model_stages(config, client), client
 
 
+def worker_pool(
+    config: Config, converter: Converter | None, client: ModelClient | None
+) -> AbstractContextManager[WorkerPool]:
+    """Local worker processes, or Ray tasks with `executor = "ray"` (Ray is an optional extra)."""
+    if config.executor == "ray":
+        from fidelity.cluster.pool import open_ray_workers
+
+        return open_ray_workers(config, converter, client)
+    return open_workers(config, converter, client)
+
+
 def build(inputs: Iterable[Path], out: Path, config: Config) -> dict[str, int]:
     """The whole build over the input files into OUT (one build or regen per OUT at a time)."""
     with output_lock(out, "build"):
@@ -218,7 +230,7 @@ def _build(inputs: Iterable[Path], out: Path, config: Config) -> dict[str, int]:
         judge = ModelJudge(chat_through(client), name="model") if client is not None else None
         settings = IngestSettings.from_config(config)
         converter = shared_converter(settings.servers, settings.conversion_timeout)
-        with open_workers(config, converter, client) as pool:
+        with worker_pool(config, converter, client) as pool:
             corpus = ingest_corpus(
                 files,
                 out,

@@ -97,7 +97,9 @@ _Client.register(MODELS)
 class ServiceHost:
     """Serves the driver's converter and model client to workers until closed."""
 
-    def __init__(self, converter: Converter | None, client: ModelClient | None) -> None:
+    def __init__(
+        self, converter: Converter | None, client: ModelClient | None, host: str = "127.0.0.1"
+    ) -> None:
         registry = type("Host", (_Host,), {})
         services = {
             CONVERTER: ConverterService(converter) if converter is not None else None,
@@ -106,7 +108,7 @@ class ServiceHost:
         for name, service in services.items():
             registry.register(name, callable=lambda service=service: service)
         authkey = os.urandom(32)
-        self.server = registry(address=("127.0.0.1", 0), authkey=authkey).get_server()
+        self.server = registry(address=(host, 0), authkey=authkey).get_server()
         self.endpoint = Endpoint(
             address=self.server.address,
             authkey=authkey,

@@ -1,0 +1,109 @@
+"""One services actor per Ray node: its own LibreOffice pool, a relay to the driver's model client.
+
+Each node runs a `NodeServices` actor pinned to it (NodeAffinitySchedulingStrategy,
+no CPU reserved). It serves, on the node's 127.0.0.1, the same manager interface
+the local worker processes use (`fidelity.services`): the node's converter (its
+unoservers start on the first conversion; a node without LibreOffice reports
+itself unavailable, so its conversions are skipped with that reason) and the
+model client, relayed to the one ModelClient in the driver, so the cache, the
+call records and the concurrency limit stay global. The actors belong to the
+driver: they stop with the run, and their LibreOffice with them.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import ray
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+from fidelity.config import ModelsConfig
+from fidelity.services import Endpoint, RemoteModelClient, ServiceHost
+from ingest.unoserver_pool import Converter
+
+ACTOR_PREFIX = "fidelity-node-"
+LOOKUP_SECONDS = 60.0
+
+
+@dataclass(frozen=True)
+class NodeSetup:
+    """What every node's services need: the driver's endpoint, model settings, LibreOffice pool."""
+
+    namespace: str
+    driver: Endpoint | None
+    models: ModelsConfig
+    media_root: Path
+    servers: int
+    conversion_timeout: float
+
+
+class NodeServices:
+    """A node's converter and model relay behind a manager on 127.0.0.1 (a Ray actor's body)."""
+
+    def __init__(self, setup: NodeSetup) -> None:
+        self.converter = Converter(setup.servers, setup.conversion_timeout)
+        relay = None
+        if setup.driver is not None and setup.driver.models:
+            relay = RemoteModelClient(setup.driver, setup.models, setup.media_root)
+        self.host = ServiceHost(self.converter, relay)
+
+    def endpoint(self) -> Endpoint:
+        return self.host.endpoint
+
+    def close(self) -> None:
+        self.host.close()
+        self.converter.close()
+
+
+def actor_name(node_id: str) -> str:
+    return ACTOR_PREFIX + node_id
+
+
+def alive_nodes() -> list[str]:
+    return [node["NodeID"] for node in ray.nodes() if node.get("Alive")]
+
+
+class NodeActors:
+    """The driver's handles on every node's services actor (created for nodes as they appear)."""
+
+    def __init__(self, setup: NodeSetup) -> None:
+        self.setup = setup
+        self.actors: dict[str, Any] = {}
+        self.remote = ray.remote(NodeServices)
+
+    def cover(self) -> None:
+        """Start a services actor on every live node that has none yet."""
+        for node_id in alive_nodes():
+            if node_id in self.actors:
+                continue
+            self.actors[node_id] = self.remote.options(
+                name=actor_name(node_id),
+                namespace=self.setup.namespace,
+                num_cpus=0,
+                max_concurrency=4,
+                scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
+            ).remote(self.setup)
+
+    def close(self) -> None:
+        closing = [actor.close.remote() for actor in self.actors.values()]
+        ray.wait(closing, num_returns=len(closing), timeout=30)
+        for actor in self.actors.values():
+            ray.kill(actor)
+        self.actors = {}
+
+
+def node_endpoint(namespace: str) -> Endpoint:
+    """In a task: the endpoint of the services actor on the node it runs on."""
+    name = actor_name(ray.get_runtime_context().get_node_id())
+    deadline = time.monotonic() + LOOKUP_SECONDS
+    while True:  # a node that joined mid-run gets its actor at the driver's next check
+        try:
+            actor = ray.get_actor(name, namespace=namespace)
+            return ray.get(actor.endpoint.remote())
+        except ValueError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(1.0)
