@@ -18,6 +18,7 @@ import ray
 
 from fidelity.cluster.executor import RayExecutor
 from fidelity.cluster.nodes import NodeActors, NodeSetup
+from fidelity.cluster.single_flight import OncePerRequest
 from fidelity.config import Config
 from fidelity.llm import ModelClient
 from fidelity.services import ServiceHost
@@ -58,7 +59,8 @@ def open_ray_workers(
     executor: RayExecutor | None = None
     try:
         host = ray.util.get_node_ip_address() if config.ray_address else LOCAL_HOST
-        with ServiceHost(None, client, host=host) as driver:
+        relayed = OncePerRequest(client) if client is not None else None
+        with ServiceHost(None, relayed, host=host) as driver:
             ingest = IngestSettings.from_config(config)
             setup = NodeSetup(
                 namespace=namespace,
