@@ -22,16 +22,20 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("ray")
+ray = pytest.importorskip("ray")
 pytestmark = pytest.mark.ray
 
 from openai_stub import StubServer  # noqa: E402
 from test_model_generators_pipeline import generic_model  # noqa: E402
 
 from fidelity.cli import main  # noqa: E402
+from fidelity.cluster.nodes import NodeServices, NodeSetup  # noqa: E402
 from fidelity.cluster.pool import open_ray_workers  # noqa: E402
-from fidelity.config import Config  # noqa: E402
+from fidelity.config import Config, ModelsConfig  # noqa: E402
 from fidelity.executor import Progress  # noqa: E402
+from fidelity.hashing import file_sha256  # noqa: E402
+from ingest.corpus import AnalysisWork, analysis_task  # noqa: E402
+from ingest.settings import IngestSettings  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -224,3 +228,30 @@ def test_model_mode_on_ray_records_caches_and_replays_as_locally(ray_address, st
     assert main(["explain", str(word), "-o", str(remote), "--replay"]) == 0
     assert main(["build", str(word), "-o", str(remote), *model, *ray]) == 0
     assert len(stub.chat_requests()) == local_calls + ray_calls  # a rebuild makes no call
+
+
+class Stages:
+    """A Progress that keeps the stages a task entered."""
+
+    def __init__(self) -> None:
+        self.entered: list[str] = []
+
+    def enter(self, stage: str) -> None:
+        self.entered.append(stage)
+
+
+def test_a_node_without_libreoffice_skips_conversions_with_the_reason(ray_address, tmp_path):
+    ray.init(address=ray_address)
+    try:
+        setup = NodeSetup("fidelity-test", None, ModelsConfig(), Path(), 1, 60.0)
+        no_libreoffice = {"env_vars": {"FIDELITY_UNO_PYTHON": "/nonexistent/python3"}}
+        node = ray.remote(NodeServices).options(runtime_env=no_libreoffice).remote(setup)
+        endpoint = ray.get(node.endpoint.remote())
+        legacy = CORPUS / "variants" / "parentinvguid.doc"
+        work = AnalysisWork(legacy, file_sha256(legacy), tmp_path, IngestSettings(), endpoint)
+        record = analysis_task(work, Stages())
+        ray.get(node.close.remote())
+    finally:
+        ray.shutdown()
+    assert record.problem_code == "conversion_failed"
+    assert "cannot import uno" in record.problem
