@@ -40,11 +40,10 @@ from ingest.settings import IngestSettings  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
 GOOD = [
-    ROOT / "fixtures" / "memo.docx",
-    ROOT / "fixtures" / "regional_sales.xlsx",
-    ROOT / "fixtures" / "garden_review.pptx",  # slide renders: media written by the worker
     CORPUS / "word" / "docx-tables.docx",
+    CORPUS / "word" / "notes.docx",
     CORPUS / "excel" / "QuarterlySales.xlsx",
+    CORPUS / "powerpoint" / "bug60993.pptx",  # slide renders: media written by the worker
 ]
 BAD = sorted((ROOT / "fixtures" / "bad").iterdir()) + sorted((CORPUS / "bad").iterdir())
 OUTPUTS = [
@@ -211,7 +210,7 @@ def stub(monkeypatch):
 
 
 def test_model_mode_on_ray_records_caches_and_replays_as_locally(ray_address, stub, tmp_path):
-    word = CORPUS / "word" / "docx-tables.docx"
+    word = CORPUS / "word" / "notes.docx"
     local, remote = tmp_path / "local", tmp_path / "ray"
     model = ["--model", "stub-model"]
     assert main(["build", str(word), "-o", str(local), *model]) == 0

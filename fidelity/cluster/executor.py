@@ -20,7 +20,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -107,7 +107,7 @@ class Submitted:
     out: Path | None
     ref: Any = None
     failure: Failure | None = None
-    timed_out: bool = field(default=False)
+    timed_out: bool = False
 
 
 class RayExecutor:

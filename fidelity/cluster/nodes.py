@@ -83,7 +83,6 @@ class NodeActors:
                 name=actor_name(node_id),
                 namespace=self.setup.namespace,
                 num_cpus=0,
-                max_concurrency=4,
                 scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
             ).remote(self.setup)
 
