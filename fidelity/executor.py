@@ -24,7 +24,7 @@ import signal
 import tempfile
 import traceback
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from multiprocessing import get_context
@@ -162,16 +162,21 @@ class ProcessExecutor:
         timeout: float | None = DEFAULT_FILE_TIMEOUT,
         memory_bytes: int = DEFAULT_WORKER_MEMORY,
         in_flight: int | None = None,
+        preload: Sequence[str] = (),
     ) -> None:
+        """`preload`: modules the forkserver imports once, so a new worker starts with them
+        (it only applies when this process starts its forkserver, i.e. the first time)."""
         self.workers = max(1, workers or os.cpu_count() or 1)
         self.timeout = timeout if timeout and timeout > 0 else None
         self.in_flight = in_flight or 2 * self.workers
         self.marks = Path(tempfile.mkdtemp(prefix="fidelity-stages-"))
+        context = get_context("forkserver")
+        context.set_forkserver_preload(["fidelity.executor", *preload])
         self.pool = ProcessPool(
             max_workers=self.workers,
             initializer=limit_worker,
             initargs=(memory_bytes,),
-            context=get_context("forkserver"),
+            context=context,
         )
         self._count = 0
 

@@ -10,7 +10,9 @@ connecting on first use.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import socket
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -115,13 +117,35 @@ class ServiceHost:
             converter=converter is not None,
             models=client is not None,
         )
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self._closing = threading.Event()
+        self.server.stop_event = self._closing  # the per-connection loops watch it
+        self.thread = threading.Thread(target=self._accept, daemon=True)
         self.thread.start()
 
+    def _accept(self) -> None:
+        """The manager's accept loop, without `serve_forever` (which resets sys.stdout/stderr
+        and exits the process's main loop when it stops)."""
+        while True:
+            try:
+                connection = self.server.listener.accept()
+            except OSError:
+                if self._closing.is_set():
+                    return
+                continue
+            if self._closing.is_set():
+                connection.close()
+                return
+            threading.Thread(
+                target=self.server.handle_request, args=(connection,), daemon=True
+            ).start()
+
     def close(self) -> None:
-        self.server.stop_event.set()
-        self.server.listener.close()
+        """Stop accepting connections (one last connection wakes the accept loop)."""
+        self._closing.set()
+        with contextlib.suppress(OSError), socket.create_connection(self.endpoint.address, 5):
+            pass
         self.thread.join(timeout=5)
+        self.server.listener.close()
 
     def __enter__(self) -> ServiceHost:
         return self

@@ -12,6 +12,9 @@ from fidelity.llm import ModelClient
 from fidelity.services import Endpoint, ServiceHost
 from ingest.unoserver_pool import Converter
 
+# The modules of the per-file tasks: the forkserver imports them once for every worker.
+TASK_MODULES = ("ingest.analyze", "fidelity.filework")
+
 
 @dataclass
 class WorkerPool:
@@ -28,7 +31,10 @@ def open_workers(
     """`config.workers` isolated workers (per-file timeout, memory cap) and the services host."""
     with ServiceHost(converter, client) as host:
         executor = ProcessExecutor(
-            config.workers or None, config.file_timeout, config.worker_memory_bytes
+            config.workers or None,
+            config.file_timeout,
+            config.worker_memory_bytes,
+            preload=TASK_MODULES,
         )
         try:
             yield WorkerPool(executor, host.endpoint)

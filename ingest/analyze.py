@@ -14,7 +14,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fidelity.executor import Progress
 from fidelity.hashing import file_sha256
+from fidelity.services import Endpoint, RemoteConverter
 from fidelity.xmlsafe import Package, UnsafePackage
 from ingest import probe_excel, probe_powerpoint, probe_word
 from ingest.language import identify
@@ -172,3 +174,21 @@ def _probe(ooxml: Path, app: str) -> Probe:
         )
         PROBES[app].fill(package, probe, values)
     return probe
+
+
+@dataclass(frozen=True)
+class AnalysisWork:
+    """One distinct file's analysis, as a worker receives it."""
+
+    path: Path
+    sha256: str
+    out: Path
+    settings: IngestSettings
+    services: Endpoint
+
+
+def analysis_task(work: AnalysisWork, progress: Progress) -> FileRecord:
+    """Sniff, convert (through the driver's converter), probe and measure one file."""
+    progress.enter("ingest")
+    converter = RemoteConverter(work.services) if work.services.converter else None
+    return analyze(work.path, work.out, work.settings, converter, work.sha256)

@@ -15,25 +15,21 @@ from collections.abc import Callable, Iterable
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tqdm import tqdm
 
 from fidelity.config import Config
-from fidelity.executor import Progress
+from fidelity.executor import Failure
 from fidelity.hashing import file_sha256
-from fidelity.services import Endpoint, RemoteConverter
 from fidelity.workers import WorkerPool, open_workers
-from ingest.analyze import FileRecord, analyze
+from ingest.analyze import AnalysisWork, FileRecord, analysis_task
 from ingest.curate import curate
 from ingest.discover import discover
 from ingest.rank import HeuristicJudge, Judge, Ranking, assign_domains, rank_word
 from ingest.report import corpus_markdown
 from ingest.settings import IngestSettings
 from ingest.unoserver_pool import Converter, shared_converter
-
-if TYPE_CHECKING:
-    from fidelity.executor import Failure
 
 CORPUS_JSONL = "corpus.jsonl"
 CORPUS_MD = "corpus.md"
@@ -85,24 +81,6 @@ class Corpus:
         row["bucket"] = record.size.get("bucket")
         row["rank_judge"] = self.ranking.judge if record.elo is not None else None
         return row
-
-
-@dataclass(frozen=True)
-class AnalysisWork:
-    """One distinct file's analysis, as a worker receives it."""
-
-    path: Path
-    sha256: str
-    out: Path
-    settings: IngestSettings
-    services: Endpoint
-
-
-def analysis_task(work: AnalysisWork, progress: Progress) -> FileRecord:
-    """Sniff, convert (through the driver's converter), probe and measure one file."""
-    progress.enter("ingest")
-    converter = RemoteConverter(work.services) if work.services.converter else None
-    return analyze(work.path, work.out, work.settings, converter, work.sha256)
 
 
 def failed_record(path: Path, sha: str, failure: Failure) -> FileRecord:
