@@ -34,7 +34,7 @@ from fidelity.cluster.pool import open_ray_workers  # noqa: E402
 from fidelity.config import Config, ModelsConfig  # noqa: E402
 from fidelity.executor import Progress  # noqa: E402
 from fidelity.hashing import file_sha256  # noqa: E402
-from ingest.corpus import AnalysisWork, analysis_task  # noqa: E402
+from ingest.analyze import AnalysisWork, analysis_task  # noqa: E402
 from ingest.settings import IngestSettings  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

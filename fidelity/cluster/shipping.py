@@ -20,8 +20,7 @@ from typing import Any
 
 from fidelity.filework import FileWork
 from fidelity.services import Endpoint
-from ingest.analyze import FileRecord
-from ingest.corpus import AnalysisWork
+from ingest.analyze import AnalysisWork, FileRecord
 
 Files = dict[str, bytes]
 NOT_RETURNED = ("ingest",)  # the analysis cache holds absolute scratch paths: never shipped back
