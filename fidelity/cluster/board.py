@@ -1,14 +1,17 @@
 """Where Ray tasks say which stage they are in and since when (read when a task dies or hangs).
 
-One `StageBoard` actor per run. A task's `BoardMark.enter(stage)` is a
-fire-and-forget actor call; the board stamps each task's start with its own clock,
-so the driver's per-file time limit never compares clocks of different machines.
+One `StageBoard` actor per run. A task's `BoardMark.enter(stage)` waits until the
+board has the stage (the worker may crash right after); the board stamps each
+task's start with its own clock, so the driver's per-file time limit never
+compares clocks of different machines.
 """
 
 from __future__ import annotations
 
 import time
 from typing import Any
+
+import ray
 
 START = "start"
 
@@ -47,4 +50,4 @@ class BoardMark:
 
     def enter(self, stage: str) -> None:
         self.stage = stage
-        self.board.enter.remote(self.key, stage)
+        ray.get(self.board.enter.remote(self.key, stage))
