@@ -26,22 +26,22 @@ from fidelity.workers import WorkerPool
 from ingest.settings import IngestSettings
 from ingest.unoserver_pool import Converter
 
-LOCAL_HOST = "127.0.0.1"
+LOCAL_HOST = "127.0.0.1"  # where the driver serves its model client when every task is local
 
 
 def connect(address: str, cpus: int, namespace: str) -> bool:
-    """Join the cluster at `address`, or start a local Ray on 127.0.0.1; True if we connected."""
+    """Join the cluster at `address`, or start a local one with `cpus` CPUs; True if we connected.
+
+    A local Ray announces the machine's address and its ports are not limited to
+    loopback (Ray has no such option on Linux); Ray 2.60 protects a cluster that
+    `ray.init` starts with token authentication by default.
+    """
     if ray.is_initialized():  # the caller already runs inside a Ray driver: use its cluster
         return False
     if address:
         ray.init(address=address, namespace=namespace)
     else:
-        ray.init(
-            num_cpus=cpus or None,
-            include_dashboard=False,
-            namespace=namespace,
-            _node_ip_address=LOCAL_HOST,
-        )
+        ray.init(num_cpus=cpus or None, include_dashboard=False, namespace=namespace)
     return True
 
 
