@@ -36,6 +36,7 @@ from fidelity.cluster.shipping import (
     out_of,
     place,
     relocated,
+    scratch_root,
     with_services,
 )
 from fidelity.executor import Failure, Progress, TaskResult, failure_of, one_line
@@ -85,7 +86,7 @@ def run_item(
         item = with_services(item, node_endpoint(namespace))
         original, out = input_path(item), out_of(item)
         if shipped is not None and original is not None and out is not None:
-            scratch = Scratch(original.name, shipped)
+            scratch = Scratch(original.name, shipped, scratch_root(namespace))
             item = relocated(item, scratch.input, scratch.out)
         with address_space_cap(memory_bytes):
             value = task(item, mark)

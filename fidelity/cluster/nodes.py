@@ -12,6 +12,7 @@ driver: they stop with the run, and their LibreOffice with them.
 
 from __future__ import annotations
 
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Any
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
+from fidelity.cluster.shipping import scratch_root
 from fidelity.config import ModelsConfig
 from fidelity.services import Endpoint, RemoteModelClient, ServiceHost
 from ingest.unoserver_pool import Converter
@@ -49,6 +51,7 @@ class NodeServices:
         if setup.driver is not None and setup.driver.models:
             relay = RemoteModelClient(setup.driver, setup.models, setup.media_root)
         self.host = ServiceHost(self.converter, relay)
+        self.scratch = scratch_root(setup.namespace)
 
     def endpoint(self) -> Endpoint:
         return self.host.endpoint
@@ -56,6 +59,7 @@ class NodeServices:
     def close(self) -> None:
         self.host.close()
         self.converter.close()
+        shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 def actor_name(node_id: str) -> str:

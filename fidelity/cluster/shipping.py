@@ -54,11 +54,18 @@ def relocated(item: Any, local_input: Path, scratch_out: Path) -> Any:
     return item
 
 
+def scratch_root(namespace: str) -> Path:
+    """The folder of a run's scratch folders on a node (its services actor removes it at the end,
+    with what a killed task left)."""
+    return Path(tempfile.gettempdir()) / namespace
+
+
 class Scratch:
     """A worker's temporary folder for one shipped item: the input, and OUT's stand-in."""
 
-    def __init__(self, name: str, data: bytes) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix="fidelity-ray-"))
+    def __init__(self, name: str, data: bytes, parent: Path) -> None:
+        parent.mkdir(exist_ok=True)
+        self.root = Path(tempfile.mkdtemp(prefix="item-", dir=parent))
         self.input = self.root / "input" / name  # same name: the extension still says the format
         self.input.parent.mkdir()
         self.input.write_bytes(data)
