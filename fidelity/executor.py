@@ -168,7 +168,7 @@ class ProcessExecutor:
         (it only applies when this process starts its forkserver, i.e. the first time)."""
         self.workers = max(1, workers or os.cpu_count() or 1)
         self.timeout = timeout if timeout and timeout > 0 else None
-        self.in_flight = in_flight or 2 * self.workers
+        self.in_flight = in_flight or 4 * self.workers  # slack behind a slow file
         self.marks = Path(tempfile.mkdtemp(prefix="fidelity-stages-"))
         context = get_context("forkserver")
         context.set_forkserver_preload(["fidelity.executor", *preload])

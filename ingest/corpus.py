@@ -9,6 +9,7 @@ and `out/ingest/comparisons.jsonl` (every ranking comparison, with the judge).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from collections.abc import Callable, Iterable
@@ -20,7 +21,7 @@ from typing import Any
 from tqdm import tqdm
 
 from fidelity.config import Config
-from fidelity.executor import Failure
+from fidelity.executor import Failure, failure_of
 from fidelity.hashing import file_sha256
 from fidelity.workers import WorkerPool, open_workers
 from ingest.analyze import AnalysisWork, FileRecord, analysis_task
@@ -85,22 +86,40 @@ class Corpus:
 
 def failed_record(path: Path, sha: str, failure: Failure) -> FileRecord:
     """The record of a file whose analysis raised, crashed, hung or ran out of memory."""
-    record = FileRecord(
-        path=str(path), sha256=sha, bytes=path.stat().st_size, extension=path.suffix.lower()[1:]
-    )
+    try:
+        size = path.stat().st_size
+    except OSError:
+        size = 0
+    record = FileRecord(path=str(path), sha256=sha, bytes=size, extension=path.suffix.lower()[1:])
     record.problem, record.problem_code = failure.reason, "analysis_failed"
     record.failure = failure.info()
     return record
+
+
+def _hashes(files: list[Path]) -> tuple[dict[Path, str], dict[Path, Failure]]:
+    """The sha256 of each readable file, and why each other one could not be read.
+
+    An unreadable file is keyed by a hash of its path (it has no content hash).
+    """
+    shas, unreadable = {}, {}
+    for path in files:
+        try:
+            shas[path] = file_sha256(path)
+        except OSError as error:
+            unreadable[path] = failure_of(error, "ingest")
+            shas[path] = hashlib.sha256(f"unreadable:{path}".encode()).hexdigest()
+    return shas, unreadable
 
 
 def _analyze_all(
     files: list[Path], out: Path, settings: IngestSettings, workers: WorkerPool, progress: bool
 ) -> list[FileRecord]:
     """One analysis per distinct content (identical files share it), in worker processes."""
-    shas = {path: file_sha256(path) for path in files}
+    shas, unreadable = _hashes(files)
     first: dict[str, Path] = {}
     for path in files:
-        first.setdefault(shas[path], path)
+        if path not in unreadable:
+            first.setdefault(shas[path], path)
     work = [AnalysisWork(path, sha, out, settings, workers.services) for sha, path in first.items()]
     done = []
     results = workers.executor.map(analysis_task, work)
@@ -122,6 +141,8 @@ def _analyze_all(
             assert result.failure is not None
             done.append(failed_record(item.path, item.sha256, result.failure))
     by_sha = {record.sha256: record for record in done}
+    for path, failure in unreadable.items():
+        by_sha[shas[path]] = failed_record(path, shas[path], failure)
     records = []
     for path in files:
         record = by_sha[shas[path]]

@@ -125,11 +125,11 @@ def test_builds_killed_at_several_points_then_rerun_match_one_uninterrupted_buil
     reference, out = tmp_path / "reference", tmp_path / "out"
     assert run_build(inputs, reference, workers=1).wait() == 0
 
-    kill_when(run_build(inputs, out, 3), lambda: any((out / "ingest").glob("*.json")))
+    kill_when(run_build(inputs, out, 4), lambda: any((out / "ingest").glob("*.json")))
     already = done_files(out)
-    kill_when(run_build(inputs, out, 3), lambda: done_files(out) > already)
-    kill_when(run_build(inputs, out, 3), lambda: (out / "questions.jsonl").exists())
-    assert run_build(inputs, out, 3).wait() == 0
+    kill_when(run_build(inputs, out, 4), lambda: done_files(out) > already)
+    kill_when(run_build(inputs, out, 4), lambda: (out / "questions.jsonl").exists())
+    assert run_build(inputs, out, 4).wait() == 0
 
     for name in OUTPUTS:
         assert (out / name).read_bytes() == (reference / name).read_bytes(), name
