@@ -129,7 +129,7 @@ class RayExecutor:
         self.memory_bytes = memory_bytes
         self.ship_files = ship_files
         cpus = int(ray.cluster_resources().get("CPU", 1))
-        self.in_flight = in_flight or 2 * max(1, cpus)
+        self.in_flight = in_flight or 4 * max(1, cpus)  # slack behind a slow file
         self.board = ray.remote(StageBoard).options(num_cpus=0).remote()
         self.remote = ray.remote(run_item).options(max_retries=0, retry_exceptions=False)
         self._count = 0
