@@ -179,8 +179,13 @@ def done_files(store: Path) -> int:
         return 0
 
 
-def test_a_build_killed_mid_way_resumes_shipping_files_with_nothing_lost_or_doubled(
-    ray_address, inputs, local_out, tmp_path
+@pytest.mark.parametrize(
+    "rerun",
+    [["--executor", "ray", "--ship-files"], ["--executor", "process"]],
+    ids=["on-ray-shipping-files", "on-the-local-executor"],
+)
+def test_a_ray_build_killed_mid_way_resumes_with_nothing_lost_or_doubled(
+    ray_address, inputs, local_out, tmp_path, rerun
 ):
     out = tmp_path / "out"
     command = [sys.executable, "-m", "fidelity.cli", "build", str(inputs), "-o", str(out)]
@@ -195,8 +200,7 @@ def test_a_build_killed_mid_way_resumes_shipping_files_with_nothing_lost_or_doub
     driver.send_signal(signal.SIGKILL)
     driver.wait()
     assert done_files(out / "run.sqlite") < len(GOOD + BAD)  # it was stopped mid-way
-    command = ["build", str(inputs), "-o", str(out), "--executor", "ray", "--address", ray_address]
-    assert main([*command, "--ship-files"]) == 0  # no shared filesystem assumed this time
+    assert main(["build", str(inputs), "-o", str(out), "--address", ray_address, *rerun]) == 0
     same_outputs(local_out, out)
     assert any(name.startswith("media/") and "slide" in name for name in media_files(out))
 
