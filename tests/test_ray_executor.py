@@ -213,24 +213,35 @@ def stub(monkeypatch):
         yield server
 
 
+def pictures_sent(requests: list[dict]) -> int:
+    return sum(
+        part["type"] == "image_url"
+        for request in requests
+        for message in request["json"]["messages"]
+        if isinstance(message["content"], list)
+        for part in message["content"]
+    )
+
+
 def test_model_mode_on_ray_records_caches_and_replays_as_locally(ray_address, stub, tmp_path):
-    word = CORPUS / "word" / "notes.docx"
+    word = CORPUS / "word" / "018367.docx"  # with pictures: the model is sent some
     local, remote = tmp_path / "local", tmp_path / "ray"
     model = ["--model", "stub-model"]
     assert main(["build", str(word), "-o", str(local), *model]) == 0
-    local_calls = len(stub.chat_requests())
-    ray = ["--executor", "ray", "--address", ray_address]
+    local_requests = stub.chat_requests()
+    ray = ["--executor", "ray", "--address", ray_address, "--ship-files"]
     assert main(["build", str(word), "-o", str(remote), *model, *ray]) == 0
-    ray_calls = len(stub.chat_requests()) - local_calls
-    assert ray_calls == local_calls > 0  # every request once, as locally
+    ray_requests = stub.chat_requests()[len(local_requests) :]
+    assert len(ray_requests) == len(local_requests) > 0  # every request once, as locally
+    assert pictures_sent(ray_requests) == pictures_sent(local_requests) > 0
     for name in ("questions.jsonl", "rejected.jsonl", "funnel.md"):
         assert (local / name).read_bytes() == (remote / name).read_bytes(), name
     with sqlite3.connect(remote / "run.sqlite") as db:
         (recorded,) = db.execute("SELECT count(*) FROM model_calls").fetchone()
-    assert recorded == ray_calls
+    assert recorded == len(ray_requests)
     assert main(["explain", str(word), "-o", str(remote), "--replay"]) == 0
     assert main(["build", str(word), "-o", str(remote), *model, *ray]) == 0
-    assert len(stub.chat_requests()) == local_calls + ray_calls  # a rebuild makes no call
+    assert len(stub.chat_requests()) == 2 * len(local_requests)  # a rebuild makes no call
 
 
 class Stages:

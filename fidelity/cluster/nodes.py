@@ -21,6 +21,7 @@ from typing import Any
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
+from fidelity.cluster.pictures import PictureRelay
 from fidelity.cluster.shipping import scratch_root
 from fidelity.config import ModelsConfig
 from fidelity.services import Endpoint, RemoteModelClient, ServiceHost
@@ -47,11 +48,12 @@ class NodeServices:
 
     def __init__(self, setup: NodeSetup) -> None:
         self.converter = Converter(setup.servers, setup.conversion_timeout)
+        self.scratch = scratch_root(setup.namespace)
         relay = None
         if setup.driver is not None and setup.driver.models:
-            relay = RemoteModelClient(setup.driver, setup.models, setup.media_root)
+            driver = RemoteModelClient(setup.driver, setup.models, setup.media_root)
+            relay = PictureRelay(driver, self.scratch)
         self.host = ServiceHost(self.converter, relay)
-        self.scratch = scratch_root(setup.namespace)
 
     def endpoint(self) -> Endpoint:
         return self.host.endpoint

@@ -3,8 +3,9 @@
 Tasks on different workers can ask the same thing at the same moment; both would
 miss the run store's cache and both would call the endpoint. `OncePerRequest`
 holds one lock per distinct request while it is in flight, so the second caller
-waits and then reads the first one's recorded reply from the cache. Everything
-else (cache, records, budget, concurrency limit) is the wrapped client's.
+waits and then reads the first one's recorded reply from the cache. Pictures a
+shipped task's call carries are first written under OUT (`pictures.store_pictures`).
+Everything else (cache, records, budget, concurrency limit) is the wrapped client's.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from fidelity.cluster.pictures import store_pictures
 from fidelity.llm.client import ModelClient, Reply
 
 
@@ -51,6 +53,7 @@ class OncePerRequest:
         stage: str | None = None,
         params: dict[str, Any] | None = None,
     ) -> Reply:
+        messages = store_pictures(messages, self.client.images.root)  # from shipped tasks
         key = request_key(role, messages, schema, stage, params)
         with self._guard:
             lock, waiting = self._in_flight.get(key, (threading.Lock(), 0))
