@@ -224,7 +224,7 @@ def pictures_sent(requests: list[dict]) -> int:
 
 
 def test_model_mode_on_ray_records_caches_and_replays_as_locally(ray_address, stub, tmp_path):
-    word = CORPUS / "word" / "018367.docx"  # with pictures: the model is sent some
+    word = CORPUS / "word" / "drawingml.docx"  # a picture: the model is sent it
     local, remote = tmp_path / "local", tmp_path / "ray"
     model = ["--model", "stub-model"]
     assert main(["build", str(word), "-o", str(local), *model]) == 0
