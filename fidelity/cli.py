@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -42,6 +43,10 @@ def cmd_build(args: argparse.Namespace, config: Config) -> int:
     config.executor = args.executor or config.executor
     config.ray_address = args.address or config.ray_address
     config.ship_files = args.ship_files or config.ship_files
+    if config.executor == "ray" and importlib.util.find_spec("ray") is None:
+        missing = "fidelity build: --executor ray needs Ray: pip install 'fidelity[ray]'"
+        print(missing, file=sys.stderr)
+        return 2
     try:
         summary = build(args.inputs, Path(args.out), config)
     except OutputBusy as error:
