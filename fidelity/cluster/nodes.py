@@ -12,6 +12,7 @@ driver: they stop with the run, and their LibreOffice with them.
 
 from __future__ import annotations
 
+import re
 import shutil
 import time
 from dataclasses import dataclass
@@ -29,6 +30,12 @@ from ingest.unoserver_pool import Converter
 
 ACTOR_PREFIX = "fidelity-node-"
 LOOKUP_SECONDS = 60.0
+START_SECONDS = 120.0
+ANSI_COLOUR = re.compile(r"\x1b\[[0-9;]*m")  # Ray colours the names in its error texts
+
+
+class NodesUnusable(RuntimeError):
+    """Nodes of the cluster where fidelity's services actor could not start."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +98,22 @@ class NodeActors:
                 num_cpus=0,
                 scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
             ).remote(self.setup)
+
+    def check(self, timeout: float = START_SECONDS) -> None:
+        """Wait until every services actor answers; raise NodesUnusable naming the nodes that
+        do not (fidelity or its dependencies missing there, most often)."""
+        broken = []
+        for node_id, actor in self.actors.items():
+            try:
+                ray.get(actor.endpoint.remote(), timeout=timeout)
+            except ray.exceptions.RayError as error:  # also the timeout
+                text = " ".join(ANSI_COLOUR.sub("", str(error)).split())
+                broken.append(f"{node_id[:12]}: {text[:300]}")
+        if broken:
+            raise NodesUnusable(
+                "fidelity's services did not start on these Ray nodes (is fidelity[ray] "
+                "installed there, with the same Python and Ray?): " + "; ".join(broken)
+            )
 
     def close(self) -> None:
         closing = [actor.close.remote() for actor in self.actors.values()]

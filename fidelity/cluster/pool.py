@@ -72,6 +72,7 @@ def open_ray_workers(
             )
             nodes = NodeActors(setup)
             nodes.cover()
+            nodes.check()  # a node that cannot run fidelity stops the build before any work
             executor = RayExecutor(
                 nodes,
                 namespace,
