@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from extractors import ExtractionError
-from fidelity.config import Config
+from fidelity.config import Config, parse_size
 from fidelity.hashing import file_sha256
 from fidelity.outlock import OutputBusy
 from fidelity.pipeline import build, load_document, open_store
@@ -32,6 +32,15 @@ def cmd_extract(args: argparse.Namespace, config: Config) -> int:
         payload = document.model_dump(mode="json")
         print(json.dumps(payload, ensure_ascii=False, indent=None if args.json else 2), flush=True)
     return status
+
+
+def size_argument(text: str) -> str:
+    """A memory size as given (4GB, 512MB...), checked now rather than when workers start."""
+    try:
+        parse_size(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
 
 
 def cmd_build(args: argparse.Namespace, config: Config) -> int:
@@ -108,7 +117,9 @@ def parser() -> argparse.ArgumentParser:
         "--file-timeout", type=float, help="seconds one file may take (default 300; 0: no limit)"
     )
     build_cmd.add_argument(
-        "--worker-memory", help="memory cap per worker, e.g. 4GB (the default) or 512MB; 0: none"
+        "--worker-memory",
+        type=size_argument,
+        help="memory cap per worker, e.g. 4GB (the default) or 512MB; 0: none",
     )
     build_cmd.add_argument(
         "--executor",

@@ -171,6 +171,9 @@ class Config:
     filters: FilterSettings = field(default_factory=FilterSettings)
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        parse_size(self.worker_memory)  # a bad size fails when read, not when workers start
+
     @property
     def worker_memory_bytes(self) -> int:
         return parse_size(self.worker_memory)

@@ -171,7 +171,7 @@ class ProcessExecutor:
         self.in_flight = in_flight or 4 * self.workers  # slack behind a slow file
         self.marks = Path(tempfile.mkdtemp(prefix="fidelity-stages-"))
         context = get_context("forkserver")
-        context.set_forkserver_preload(["fidelity.executor", *preload])
+        context.set_forkserver_preload(list(preload))
         self.pool = ProcessPool(
             max_workers=self.workers,
             initializer=limit_worker,

@@ -25,7 +25,7 @@ from fidelity.outlock import output_lock
 from fidelity.outputs import write_outputs
 from fidelity.stages import Stages, filter_candidates, model_filters, model_stages
 from fidelity.store import RunStore
-from fidelity.workers import WorkerPool, open_workers
+from fidelity.workers import WorkerPool, converter_servers, open_workers
 from filters import dedup, grading
 from filters.groundedness import Outcome
 from ingest.analyze import FileRecord
@@ -229,7 +229,8 @@ def _build(inputs: Iterable[Path], out: Path, config: Config) -> dict[str, int]:
         files = discover(inputs)
         judge = ModelJudge(chat_through(client), name="model") if client is not None else None
         settings = IngestSettings.from_config(config)
-        converter = shared_converter(settings.servers, settings.conversion_timeout)
+        servers = converter_servers(config, settings)
+        converter = shared_converter(servers, settings.conversion_timeout)
         with worker_pool(config, converter, client) as pool:
             corpus = ingest_corpus(
                 files,
