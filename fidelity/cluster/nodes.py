@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import shutil
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from fidelity.cluster.pictures import PictureRelay
 from fidelity.cluster.shipping import scratch_root
 from fidelity.config import ModelsConfig
 from fidelity.services import Endpoint, RemoteModelClient, ServiceHost
+from fidelity.workers import MAX_AUTO_SERVERS
 from ingest.unoserver_pool import Converter
 
 ACTOR_PREFIX = "fidelity-node-"
@@ -46,7 +47,7 @@ class NodeSetup:
     driver: Endpoint | None
     models: ModelsConfig
     media_root: Path
-    servers: int
+    servers: int | None  # LibreOffice servers per node; None: one per CPU of the node (capped)
     conversion_timeout: float
 
 
@@ -54,7 +55,7 @@ class NodeServices:
     """A node's converter and model relay behind a manager on 127.0.0.1 (a Ray actor's body)."""
 
     def __init__(self, setup: NodeSetup) -> None:
-        self.converter = Converter(setup.servers, setup.conversion_timeout)
+        self.converter = Converter(setup.servers or 1, setup.conversion_timeout)
         self.scratch = scratch_root(setup.namespace)
         relay = None
         if setup.driver is not None and setup.driver.models:
@@ -75,8 +76,13 @@ def actor_name(node_id: str) -> str:
     return ACTOR_PREFIX + node_id
 
 
-def alive_nodes() -> list[str]:
-    return [node["NodeID"] for node in ray.nodes() if node.get("Alive")]
+def alive_nodes() -> dict[str, int]:
+    """The live nodes' ids and CPUs."""
+    return {
+        node["NodeID"]: int(node.get("Resources", {}).get("CPU", 1))
+        for node in ray.nodes()
+        if node.get("Alive")
+    }
 
 
 class NodeActors:
@@ -89,15 +95,16 @@ class NodeActors:
 
     def cover(self) -> None:
         """Start a services actor on every live node that has none yet."""
-        for node_id in alive_nodes():
+        for node_id, cpus in alive_nodes().items():
             if node_id in self.actors:
                 continue
+            servers = self.setup.servers or min(max(1, cpus), MAX_AUTO_SERVERS)
             self.actors[node_id] = self.remote.options(
                 name=actor_name(node_id),
                 namespace=self.setup.namespace,
                 num_cpus=0,
                 scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
-            ).remote(self.setup)
+            ).remote(replace(self.setup, servers=servers))
 
     def check(self, timeout: float = START_SECONDS) -> None:
         """Wait until every services actor answers; raise NodesUnusable naming the nodes that

@@ -67,7 +67,7 @@ def open_ray_workers(
                 driver=driver.endpoint if client is not None else None,
                 models=config.models,
                 media_root=Path(),  # the relay only forwards calls; the driver reads images
-                servers=ingest.servers,
+                servers=ingest.servers if "servers" in config.extra.get("ingest", {}) else None,
                 conversion_timeout=ingest.conversion_timeout,
             )
             nodes = NodeActors(setup)
