@@ -123,8 +123,8 @@ class ServiceHost:
         self.thread.start()
 
     def _accept(self) -> None:
-        """The manager's accept loop, without `serve_forever` (which resets sys.stdout/stderr
-        and exits the process's main loop when it stops)."""
+        """The manager's accept loop, without `serve_forever` (which blocks its thread and
+        resets the process's sys.stdout and sys.stderr when it stops)."""
         while True:
             try:
                 connection = self.server.listener.accept()
