@@ -2,7 +2,8 @@
 
 The driver keeps one converter (its LibreOffice servers) and one ModelClient (its
 concurrency limit, budget, cache and the run store it records calls in); workers
-reach them through a multiprocessing manager on 127.0.0.1 with a random authkey.
+reach them through a multiprocessing manager on 127.0.0.1 (a Ray build: the driver's node
+address) with a random authkey.
 `ServiceHost` serves them from a thread of the driver; a worker builds a
 `RemoteConverter` / `RemoteModelClient` from the picklable `Endpoint` it was given,
 connecting on first use.
