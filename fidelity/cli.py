@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -51,6 +52,13 @@ def cmd_build(args: argparse.Namespace, config: Config) -> int:
     for name in ("workers", "file_timeout", "worker_memory"):
         if getattr(args, name) is not None:
             setattr(config, name, getattr(args, name))
+    config.executor = args.executor or config.executor
+    config.ray_address = args.address or config.ray_address
+    config.ship_files = args.ship_files or config.ship_files
+    if config.executor == "ray" and importlib.util.find_spec("ray") is None:
+        missing = "fidelity build: --executor ray needs Ray: pip install 'fidelity[ray]'"
+        print(missing, file=sys.stderr)
+        return 2
     try:
         summary = build(args.inputs, Path(args.out), config)
     except OutputBusy as error:
@@ -127,6 +135,19 @@ def parser() -> argparse.ArgumentParser:
         "--worker-memory",
         type=size_argument,
         help="memory cap per worker, e.g. 4GB (the default) or 512MB; 0: none",
+    )
+    build_cmd.add_argument(
+        "--executor",
+        choices=("process", "ray"),
+        help="where per-file work runs: local worker processes (default) or Ray tasks",
+    )
+    build_cmd.add_argument(
+        "--address", help="with --executor ray: the cluster to join (default: a local Ray)"
+    )
+    build_cmd.add_argument(
+        "--ship-files",
+        action="store_true",
+        help="with --executor ray: send file bytes to workers (no shared filesystem)",
     )
     build_cmd.set_defaults(run=cmd_build)
 

@@ -164,6 +164,9 @@ class Config:
     workers: int = 0  # worker processes for per-file work; 0 = one per core
     file_timeout: float = 300.0  # seconds of wall clock per file (0 = no limit)
     worker_memory: str = "4GB"  # address-space cap per worker ("0" = no cap)
+    executor: str = "process"  # "process" (local worker processes) or "ray"
+    ray_address: str = ""  # the Ray cluster to join; "" = a local Ray started for the run
+    ship_files: bool = False  # Ray workers get file bytes, not paths (no shared filesystem)
     models: ModelsConfig = field(default_factory=ModelsConfig)
     coverage: CoverageConfig = field(default_factory=CoverageConfig)
     filters: FilterSettings = field(default_factory=FilterSettings)

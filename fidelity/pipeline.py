@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from dataclasses import asdict
 from functools import partial
 from pathlib import Path
@@ -35,7 +36,7 @@ from ingest.prepare import NotReadable, prepare
 from ingest.rank import ModelJudge, chat_through
 from ingest.settings import IngestSettings
 from ingest.sniff import sniff
-from ingest.unoserver_pool import shared_converter
+from ingest.unoserver_pool import Converter, shared_converter
 
 __all__ = ["Stages", "build", "filter_candidates", "model_filters", "open_store"]
 
@@ -227,6 +228,17 @@ def batch_round(
             documents[record.sha256] = result.value
 
 
+def worker_pool(
+    config: Config, converter: Converter | None, client: ModelClient | None
+) -> AbstractContextManager[WorkerPool]:
+    """Local worker processes, or Ray tasks with `executor = "ray"` (Ray is an optional extra)."""
+    if config.executor == "ray":
+        from fidelity.cluster.pool import open_ray_workers
+
+        return open_ray_workers(config, converter, client)
+    return open_workers(config, converter, client)
+
+
 def build(inputs: Iterable[Path], out: Path, config: Config) -> dict[str, int]:
     """The whole build over the input files into OUT (one build or regen per OUT at a time)."""
     with output_lock(out, "build"):
@@ -244,7 +256,7 @@ def _build(inputs: Iterable[Path], out: Path, config: Config) -> dict[str, int]:
         settings = IngestSettings.from_config(config)
         servers = converter_servers(config, settings)
         converter = shared_converter(servers, settings.conversion_timeout)
-        with open_workers(config, converter, client) as pool:
+        with worker_pool(config, converter, client) as pool:
             corpus = ingest_corpus(
                 inputs,
                 out,

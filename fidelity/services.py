@@ -2,7 +2,8 @@
 
 The driver keeps one converter (its LibreOffice servers) and one ModelClient (its
 concurrency limit, budget, cache and the run store it records calls in); workers
-reach them through a multiprocessing manager on 127.0.0.1 with a random authkey.
+reach them through a multiprocessing manager on 127.0.0.1 (a Ray build: the driver's node
+address) with a random authkey.
 `ServiceHost` serves them from a thread of the driver; a worker builds a
 `RemoteConverter` / `RemoteModelClient` from the picklable `Endpoint` it was given,
 connecting on first use.
@@ -99,7 +100,9 @@ _Client.register(MODELS)
 class ServiceHost:
     """Serves the driver's converter and model client to workers until closed."""
 
-    def __init__(self, converter: Converter | None, client: ModelClient | None) -> None:
+    def __init__(
+        self, converter: Converter | None, client: ModelClient | None, host: str = "127.0.0.1"
+    ) -> None:
         registry = type("Host", (_Host,), {})
         services = {
             CONVERTER: ConverterService(converter) if converter is not None else None,
@@ -108,7 +111,7 @@ class ServiceHost:
         for name, service in services.items():
             registry.register(name, callable=lambda service=service: service)
         authkey = os.urandom(32)
-        self.server = registry(address=("127.0.0.1", 0), authkey=authkey).get_server()
+        self.server = registry(address=(host, 0), authkey=authkey).get_server()
         self.endpoint = Endpoint(
             address=self.server.address,
             authkey=authkey,
