@@ -35,6 +35,7 @@ from pebble import ProcessExpired, ProcessPool
 
 T = TypeVar("T")
 R = TypeVar("R")
+S = TypeVar("S")
 
 DEFAULT_FILE_TIMEOUT = 300.0
 DEFAULT_WORKER_MEMORY = 4 * 1024**3
@@ -153,6 +154,27 @@ def limit_worker(memory_bytes: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def in_input_order(
+    items: Iterable[T],
+    in_flight: int,
+    submit: Callable[[T], S],
+    collect: Callable[[S, deque[S]], R],
+) -> Iterator[R]:
+    """Submit items keeping at most `in_flight` pending (back-pressure) and yield each one's
+    collected result in input order; `collect` also sees the submissions still waiting."""
+    pending: deque[S] = deque()
+    source = iter(items)
+    while True:
+        for item in source:
+            pending.append(submit(item))
+            if len(pending) >= in_flight:
+                break
+        if not pending:
+            return
+        head = pending.popleft()
+        yield collect(head, pending)
+
+
 class ProcessExecutor:
     """`workers` pebble worker processes with a per-item timeout and a per-worker memory cap."""
 
@@ -181,26 +203,17 @@ class ProcessExecutor:
         self._count = 0
 
     def map(self, task: Callable[[T, Progress], R], items: Iterable[T]) -> Iterator[TaskResult[R]]:
-        pending: deque[tuple[Any, Path]] = deque()
-        source = iter(items)
-        exhausted = False
-        while True:
-            while not exhausted and len(pending) < self.in_flight:
-                try:
-                    item = next(source)
-                except StopIteration:
-                    exhausted = True
-                    break
-                self._count += 1
-                mark = self.marks / str(self._count)
-                future = self.pool.schedule(run_guarded, (task, item, mark), timeout=self.timeout)
-                pending.append((future, mark))
-            if not pending:
-                return
-            future, mark = pending.popleft()
-            yield self._result(future, mark)
+        return in_input_order(
+            items, self.in_flight, lambda item: self._schedule(task, item), self._result
+        )
 
-    def _result(self, future: Any, mark: Path) -> TaskResult[Any]:
+    def _schedule(self, task: Callable[[Any, Progress], Any], item: Any) -> tuple[Any, Path]:
+        self._count += 1
+        mark = self.marks / str(self._count)
+        return self.pool.schedule(run_guarded, (task, item, mark), timeout=self.timeout), mark
+
+    def _result(self, scheduled: tuple[Any, Path], _: deque[tuple[Any, Path]]) -> TaskResult[Any]:
+        future, mark = scheduled
         try:
             return future.result()
         except FutureTimeout:

@@ -277,10 +277,13 @@ def _build(inputs: Iterable[Path], out: Path, config: Config) -> dict[str, int]:
                 prefetch(client, lambda: batch_round(pending, config, context, pool, documents))
             process_files(corpus.records, store, config, context, pool.executor, documents)
         run_dedup(store, config)
-        summary = write_outputs(store, out, config.coverage)
-        if client is not None:
+        usage = ""
+        if client is not None:  # model_usage.json first, so report.html shows this run's usage
             remember_failed_drafts(store, client.accounting, config.models.retry_failed)
-            print(client.finish(out), file=sys.stderr)
+            usage = client.finish(out)
+        summary = write_outputs(store, out, config.coverage)
+        if usage:
+            print(usage, file=sys.stderr)
         return summary
     finally:
         store.close()

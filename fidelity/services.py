@@ -16,7 +16,6 @@ import os
 import socket
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from multiprocessing.managers import BaseManager
 from pathlib import Path
@@ -25,7 +24,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from fidelity.config import ModelsConfig
-from fidelity.llm.client import ModelClient, Reply
+from fidelity.llm.client import ModelClient, Reply, concurrent_map
 from fidelity.llm.images import ImageLoader
 from ingest.unoserver_pool import Converter
 
@@ -244,10 +243,4 @@ class RemoteModelClient:
         self._remote().say_once(text)
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
-        """`fn` over `items` on up to `concurrency` threads, results in input order."""
-        work = list(items)
-        workers = min(max(1, self.settings.concurrency), len(work))
-        if workers <= 1:
-            return [fn(item) for item in work]
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(fn, work))
+        return concurrent_map(fn, items, self.settings.concurrency)

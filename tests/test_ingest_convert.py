@@ -12,6 +12,7 @@ import shutil
 import signal
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ from ingest.prepare import prepare
 from ingest.settings import IngestSettings
 from ingest.size import pdf_pages
 from ingest.sniff import sniff
-from ingest.unoserver_pool import ConversionError, Converter, _live_members, shared_converter
+from ingest.unoserver_pool import ConversionError, Converter, _live_members
 
 pytestmark = pytest.mark.skipif(
     shutil.which("soffice") is None, reason="LibreOffice is not installed (see .ci/run)"
@@ -49,11 +50,12 @@ NEEDS_LIBREOFFICE = {"xls", "ppt", "doc", "ods", "odt", "odp", "xlsx-strict"}
 
 
 @pytest.fixture(scope="module")
-def converter() -> Converter:
-    """The session's one LibreOffice server (the build's tests use the same one)."""
-    pool = shared_converter()
-    pool.start()
-    return pool
+def converter() -> Iterator[Converter]:
+    """One LibreOffice server of this module's own: the shared converter grows to one server
+    per worker once a build has run, and the crash tests below freeze the only server."""
+    with Converter(servers=1) as pool:
+        pool.start()
+        yield pool
 
 
 def test_closing_stops_every_process(tmp_path: Path) -> None:

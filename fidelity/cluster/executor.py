@@ -39,7 +39,14 @@ from fidelity.cluster.shipping import (
     scratch_root,
     with_services,
 )
-from fidelity.executor import Failure, Progress, TaskResult, failure_of, one_line
+from fidelity.executor import (
+    Failure,
+    Progress,
+    TaskResult,
+    failure_of,
+    in_input_order,
+    one_line,
+)
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -137,20 +144,9 @@ class RayExecutor:
         self._checked = time.monotonic()
 
     def map(self, task: Callable[[T, Progress], R], items: Iterable[T]) -> Iterator[TaskResult[R]]:
-        pending: deque[Submitted] = deque()
-        source = iter(items)
-        exhausted = False
-        while True:
-            while not exhausted and len(pending) < self.in_flight:
-                try:
-                    item = next(source)
-                except StopIteration:
-                    exhausted = True
-                    break
-                pending.append(self._submit(task, item))
-            if not pending:
-                return
-            yield self._collect(pending.popleft(), pending)
+        return in_input_order(
+            items, self.in_flight, lambda item: self._submit(task, item), self._collect
+        )
 
     def _submit(self, task: Callable[[Any, Progress], Any], item: Any) -> Submitted:
         self._count += 1

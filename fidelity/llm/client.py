@@ -73,6 +73,16 @@ class Collector(Protocol):
     ) -> None: ...
 
 
+def concurrent_map(fn: Callable[[T], R], items: Iterable[T], concurrency: int) -> list[R]:
+    """`fn` over `items` on up to `concurrency` threads, results in input order."""
+    work = list(items)
+    workers = min(max(1, concurrency), len(work))
+    if workers <= 1:
+        return [fn(item) for item in work]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(fn, work))
+
+
 class ModelClient:
     """One client per run, shared by every stage and thread."""
 
@@ -167,13 +177,7 @@ class ModelClient:
             return Reply(error=f"image not sendable: {error}")
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
-        """`fn` over `items` on up to `concurrency` threads, results in input order."""
-        work = list(items)
-        workers = min(max(1, self.settings.concurrency), len(work))
-        if workers <= 1:
-            return [fn(item) for item in work]
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(fn, work))
+        return concurrent_map(fn, items, self.settings.concurrency)
 
     def finish(self, out: Path) -> str:
         """Write OUT/model_usage.json and return the usage table for the end of the run."""
