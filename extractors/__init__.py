@@ -6,7 +6,7 @@ import importlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fidelity.model import Document
+from fidelity.core.document import Document
 
 if TYPE_CHECKING:
     from extractors.rendering import Renderers

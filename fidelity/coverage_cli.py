@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 from fidelity import coverage
-from fidelity.config import Config
+from fidelity.core.config import Config
+from fidelity.core.store import STORE_NAME, open_store
 from fidelity.outlock import OutputBusy
-from fidelity.pipeline import STORE_NAME, open_store
 from fidelity.regen import describe, regen
 
 

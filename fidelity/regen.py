@@ -19,9 +19,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from fidelity import coverage
-from fidelity.config import Config, ModelsConfig
-from fidelity.llm import ModelClient
-from fidelity.model import TAXONOMY, Candidate, Document
+from fidelity.core.config import Config, ModelsConfig
+from fidelity.core.document import TAXONOMY, Candidate, Document
+from fidelity.core.llm import ModelClient
+from fidelity.core.store import RunStore
 from fidelity.outlock import output_lock
 from fidelity.outputs import write_outputs
 from fidelity.pipeline import (
@@ -32,7 +33,6 @@ from fidelity.pipeline import (
     run_dedup,
     store_outcomes,
 )
-from fidelity.store import RunStore
 from generators import rules
 from generators.model import ModelGenerators
 

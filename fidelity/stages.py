@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from fidelity.config import Config
-from fidelity.model import Candidate, Document
+from fidelity.core.config import Config
+from fidelity.core.document import Candidate, Document
 from filters.answerer import ModelAnswerer
 from filters.grading import Grader
 from filters.groundedness import Answerer, Mapper, Outcome, check_document

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from extractors.views import RenderedView
-from fidelity.config import FilterSettings
-from fidelity.llm import ModelClient
-from fidelity.model import Candidate, Decision
+from fidelity.core.config import FilterSettings
+from fidelity.core.document import Candidate, Decision
+from fidelity.core.llm import ModelClient
+from fidelity.core.prompt import load
+from fidelity.core.views import RenderedView
 from filters.matching import Matcher
-from generators.model.prompt import load
 
 NO_CONTEXT = "no-context"
 MAX_ANSWER_CHARS = 1000

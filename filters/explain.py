@@ -13,10 +13,10 @@ import difflib
 from collections.abc import Callable
 from pathlib import Path
 
-from extractors.views import View, render
-from fidelity.config import Config
-from fidelity.model import Candidate, Decision, Document
-from fidelity.store import RunStore
+from fidelity.core.config import Config
+from fidelity.core.document import Candidate, Decision, Document
+from fidelity.core.store import RunStore
+from fidelity.core.views import View, render
 from filters.replay import replay_file
 
 DIFF_LINES = 12

@@ -17,12 +17,12 @@ from typing import Any
 
 from pydantic import BaseModel, field_validator
 
-from extractors.views import PLACEHOLDER, RenderedView
-from fidelity.config import FilterSettings
-from fidelity.llm import ModelClient
-from fidelity.model import Artifact, Candidate, Decision, Document
+from fidelity.core.config import FilterSettings
+from fidelity.core.document import Artifact, Candidate, Decision, Document
+from fidelity.core.llm import ModelClient
+from fidelity.core.prompt import load
+from fidelity.core.views import PLACEHOLDER, RenderedView
 from filters.groundedness import Mapper, Outcome
-from generators.model.prompt import load
 
 CHECK = "grade"
 DIMENSIONS = ("clarity", "precision", "value")

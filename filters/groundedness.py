@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
-from extractors.views import RenderedView, View, no_context, render
-from fidelity.model import Candidate, Decision, Document
+from fidelity.core.document import Candidate, Decision, Document
+from fidelity.core.views import RenderedView, View, no_context, render
 from filters import answerable, guessability, leakage
 from filters.ablation import ablation_views, target_ids
 from filters.elements import ElementIndex

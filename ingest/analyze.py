@@ -14,10 +14,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fidelity.executor import Progress
-from fidelity.hashing import file_sha256
-from fidelity.services import Endpoint, RemoteConverter
-from fidelity.xmlsafe import Package, UnsafePackage
+from fidelity.core.executor import Progress
+from fidelity.core.hashing import file_sha256
+from fidelity.core.services import Endpoint, RemoteConverter
+from fidelity.core.xmlsafe import Package, UnsafePackage
 from ingest import probe_excel, probe_powerpoint, probe_word
 from ingest.language import identify
 from ingest.prepare import NotReadable, needs_libreoffice, prepare

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from fidelity.xmlsafe import Package, parse_xml
+from fidelity.core.xmlsafe import Package, parse_xml
 from ingest.sniff import OOXML_MAIN_TYPES
 
 PLAIN_TYPES = {

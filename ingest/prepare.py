@@ -14,7 +14,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from fidelity.hashing import file_sha256
+from fidelity.core.hashing import file_sha256
 from ingest.flavours import PLAIN_FORMAT, normalise_flavour
 from ingest.sniff import NATIVE_FORMATS, OOXML_MAIN_TYPES, Sniffed, sniff
 from ingest.uno_env import LibreOfficeUnavailable

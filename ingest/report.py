@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from fidelity.model import TAXONOMY
-from fidelity.sizes import UNITS
+from fidelity.core.document import TAXONOMY
+from fidelity.core.sizes import UNITS
 from ingest.analyze import FileRecord
 from ingest.rank import Ranking
 from ingest.settings import IngestSettings

@@ -1,4 +1,4 @@
-"""Size metadata with the paper's Small/Medium/Long buckets (fidelity.sizes).
+"""Size metadata with the paper's Small/Medium/Long buckets (fidelity.core.sizes).
 
 Word is measured in pages (counted on a LibreOffice PDF rendering when one is
 available, else docProps/app.xml, else estimated from the word count),
@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from fidelity.sizes import size_metadata
+from fidelity.core.sizes import size_metadata
 from ingest.probe import Probe
 from ingest.uno_env import LibreOfficeUnavailable
 from ingest.unoserver_pool import ConversionError, Converter

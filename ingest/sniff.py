@@ -18,8 +18,8 @@ from pathlib import Path
 
 import olefile
 
-from fidelity.xmlsafe import Package, UnsafePackage
-from fidelity.zipcheck import check_members
+from fidelity.core.xmlsafe import Package, UnsafePackage
+from fidelity.core.zipcheck import check_members
 
 _WML = "application/vnd.openxmlformats-officedocument.wordprocessingml"
 _SML = "application/vnd.openxmlformats-officedocument.spreadsheetml"

@@ -11,9 +11,8 @@ from openpyxl.styles import Border, Font, PatternFill, Side
 
 from extractors import ExtractionError, excel_sheet
 from extractors.excel import extract
-from extractors.excel_views import sheet_only, values_only
-from extractors.views import View, named_views, render
-from fidelity.model import TAXONOMY, Document
+from fidelity.core.document import TAXONOMY, Document
+from fidelity.core.views import View, named_views, render, sheet_only, values_only
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"

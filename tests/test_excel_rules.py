@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from extractors.excel import extract
-from extractors.views import View, render
-from fidelity.model import Document
+from fidelity.core.document import Document
+from fidelity.core.views import View, render
 from filters import leakage
 from filters.groundedness import check_document
 from generators.rules import generate

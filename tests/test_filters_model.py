@@ -12,9 +12,10 @@ import pytest
 from openai_stub import StubServer, error, json_reply, schema_name, text_of
 from PIL import Image
 
-from fidelity.config import Config, FilterSettings, ModelsConfig
-from fidelity.llm import ModelClient
-from fidelity.model import Artifact, Candidate, Decision, Document, Probe, placeholder_for
+from fidelity.core.config import Config, FilterSettings, ModelsConfig
+from fidelity.core.document import Artifact, Candidate, Decision, Document, Probe, placeholder_for
+from fidelity.core.llm import ModelClient
+from fidelity.core.store import RunStore
 from fidelity.pipeline import (
     dedup_decisions,
     default_stages,
@@ -22,7 +23,6 @@ from fidelity.pipeline import (
     store_outcomes,
 )
 from fidelity.retry import retry_incomplete
-from fidelity.store import RunStore
 from filters import dedup, funnel
 from filters.answerer import TRUNCATED
 from filters.matching import Matcher, canonical, deterministic

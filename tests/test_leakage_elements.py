@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from extractors import extract
-from extractors.views import render
-from fidelity.model import Candidate, Document
+from fidelity.core.document import Candidate, Document
+from fidelity.core.views import render
 from filters import leakage
 from filters.ablation import ablation_views
 from filters.groundedness import check_document

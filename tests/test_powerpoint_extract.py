@@ -13,9 +13,8 @@ from pptx.util import Inches
 from extractors import ExtractionError
 from extractors import extract as extract_any
 from extractors.powerpoint import extract
-from extractors.powerpoint_views import deck_views, without_shape
-from extractors.views import PLACEHOLDER, View, placed_ids, render
-from fidelity.model import TAXONOMY, Artifact, Document
+from fidelity.core.document import TAXONOMY, Artifact, Document
+from fidelity.core.views import PLACEHOLDER, View, deck_views, placed_ids, render, without_shape
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "garden_review.pptx"
 

@@ -12,10 +12,9 @@ import pytest
 from PIL import Image
 
 from extractors import powerpoint
-from extractors.powerpoint_views import deck_views
 from extractors.rendering import PdfRenderer, Renderers, pdf_to_pngs
-from extractors.views import render
-from fidelity.model import Document
+from fidelity.core.document import Document
+from fidelity.core.views import deck_views, render
 from filters.ablation import ablation_views
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "garden_review.pptx"

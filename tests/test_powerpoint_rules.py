@@ -10,8 +10,8 @@ from pptx.enum.shapes import MSO_SHAPE
 from pptx.util import Inches
 
 from extractors.powerpoint import extract
-from extractors.views import View, render
-from fidelity.model import TAXONOMY, Candidate, Document
+from fidelity.core.document import TAXONOMY, Candidate, Document
+from fidelity.core.views import View, render
 from filters import leakage
 from filters.groundedness import check_document
 from generators.rules import generate

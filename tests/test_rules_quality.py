@@ -20,8 +20,8 @@ from pptx.util import Inches as PptInches
 from extractors import extract
 from extractors.excel_sheet import read_sheet
 from extractors.excel_workbook import open_workbook
-from fidelity.model import Artifact, Candidate, Document
-from fidelity.xmlsafe import Package
+from fidelity.core.document import Artifact, Candidate, Document
+from fidelity.core.xmlsafe import Package
 from filters.explain import _candidate
 from generators.rules import common, generate
 

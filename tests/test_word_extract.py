@@ -11,10 +11,10 @@ import docx
 import pytest
 
 from extractors import extract
-from extractors.views import View, placed_ids, render
-from fidelity.hashing import file_sha256
-from fidelity.model import TAXONOMY, Document
-from fidelity.text import normalize
+from fidelity.core.document import TAXONOMY, Document
+from fidelity.core.hashing import file_sha256
+from fidelity.core.text import normalize
+from fidelity.core.views import View, placed_ids, render
 
 # MANIFEST.tsv tags -> the taxonomy category they should produce.
 TAG_CATEGORY = {

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fidelity.model import Artifact, Candidate, Decision, Document
-from fidelity.store import RunStore
+from fidelity.core.document import Artifact, Candidate, Decision, Document
+from fidelity.core.store import RunStore
 
 QUESTION_FIELDS = (
     "id file app category artifact question answer status rejected_by reason checks "

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fidelity.model import KEPT_STATUSES, Artifact, Candidate, Decision, Document
-from fidelity.store import RunStore
+from fidelity.core.document import KEPT_STATUSES, Artifact, Candidate, Decision, Document
+from fidelity.core.store import RunStore
 
 SLIDE = re.compile(r"\bslide (\d+)\b")
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")

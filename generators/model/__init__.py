@@ -10,9 +10,9 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from fidelity.config import ModelsConfig
-from fidelity.llm import ModelClient
-from fidelity.model import Candidate, Document
+from fidelity.core.config import ModelsConfig
+from fidelity.core.document import Candidate, Document
+from fidelity.core.llm import ModelClient
 from generators import rules
 from generators.model.common import ModelGenerator
 from generators.model.facts import FactsGenerator

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from fidelity.model import TAXONOMY, Artifact, Candidate, Document
-from fidelity.text import normalize
+from fidelity.core.document import TAXONOMY, Artifact, Candidate, Document
+from fidelity.core.prompt import load
+from fidelity.core.text import normalize
 from generators.draft import quote
 from generators.model.common import (
     BOOLEAN_ANSWERS,
@@ -26,7 +27,6 @@ from generators.model.common import (
     provenance,
     spread,
 )
-from generators.model.prompt import load
 
 FACT_CHARS = 400
 YES_NO_FORBIDDEN = frozenset({"word"})  # its prompt asks for values, never yes or no

@@ -10,10 +10,11 @@ import re
 
 from pydantic import BaseModel
 
-from extractors.views import View, placed_ids, render
-from fidelity.config import GenerationBudget
-from fidelity.llm import ModelClient
-from fidelity.model import Artifact, Candidate, Document
+from fidelity.core.config import GenerationBudget
+from fidelity.core.document import Artifact, Candidate, Document
+from fidelity.core.llm import ModelClient
+from fidelity.core.prompt import load
+from fidelity.core.views import View, placed_ids, render
 from generators.model.common import (
     DraftingGenerator,
     anchor_for,
@@ -22,7 +23,6 @@ from generators.model.common import (
     plain,
     provenance,
 )
-from generators.model.prompt import load
 
 TARGET = "[[TARGET TABLE]]"
 OTHER = "[[another table]]"

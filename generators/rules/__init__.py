@@ -6,7 +6,7 @@ import hashlib
 import importlib
 import re
 
-from fidelity.model import Candidate, Document
+from fidelity.core.document import Candidate, Document
 from generators.rules.common import Rule, cap, widened
 
 GENERATOR = "rules"

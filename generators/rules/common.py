@@ -14,8 +14,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 
 from extractors.chart import formatted_points
-from fidelity.model import Artifact, Candidate, Document
-from fidelity.text import normalize
+from fidelity.core.document import Artifact, Candidate, Document
+from fidelity.core.text import normalize
 from generators.draft import candidate, quote
 
 Rule = Callable[[Document, Artifact], list[Candidate]]

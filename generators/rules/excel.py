@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from extractors.powerpoint_xml import PRESET_NAMES
-from fidelity.model import Artifact, Candidate, Document
+from fidelity.core.document import Artifact, Candidate, Document
 from generators.draft import candidate, quote
 from generators.rules.common import (
     Rule,

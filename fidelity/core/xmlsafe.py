@@ -14,7 +14,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from fidelity.zipcheck import CHUNK, MAX_PART_BYTES, UnsafePackage, check_entries
+from fidelity.core.zipcheck import CHUNK, MAX_PART_BYTES, UnsafePackage, check_entries
 
 __all__ = ["MAX_PART_BYTES", "Package", "UnsafePackage", "parse_xml"]
 # What reading a damaged member raises (zipfile, zlib, a truncated file, an odd method).
