@@ -356,6 +356,7 @@ def parse_chart(package: Package, part: str) -> dict[str, Any]:
         labels.extend(w for w in group["data_labels"] if w not in labels)
     for ser in series:
         labels.extend(w for w in ser["data_labels"] if w not in labels)
+        ser["points"] = formatted_points(ser)
     facts.update(
         types=groups,
         type_label=" + ".join(dict.fromkeys(g["label"] for g in groups)) or "chart",
@@ -412,6 +413,8 @@ def _parse_chartex(root: etree._Element, part: str) -> dict[str, Any]:
                     "data_labels": [],
                 }
             )
+    for ser in series:
+        ser["points"] = formatted_points(ser)
     legend = chart.find("cx:legend", NS) if chart is not None else None
     return {
         "part": part,

@@ -12,14 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fidelity import coverage
+from fidelity import coverage, funnel
 from fidelity.core.config import SIZE_BUCKETS, CoverageConfig
 from fidelity.core.document import TAXONOMY
 from fidelity.core.llm.accounting import USAGE_FILE
 from fidelity.core.store import RunStore
 from fidelity.report.charts import BarChart, Heatmap, bars, heatmap
 from fidelity.report.questions import QuestionTable
-from filters import funnel
 
 BUCKETS = (*SIZE_BUCKETS, coverage.NO_BUCKET)
 

@@ -4,7 +4,7 @@ The same printing serves offline and model runs: per check the view, the context
 (hash and size, retrievable from the store), what the rule or model answered, how it
 was matched, the verdict and reason, and the model calls behind it. `--diff` adds what
 each ablation view removed from (or put in place of) the full document; `--replay`
-re-runs the filters from the stored document and recorded calls (filters.replay).
+re-runs the filters from the stored document and recorded calls (fidelity.replay).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from fidelity.core.config import Config
 from fidelity.core.document import Candidate, Decision, Document
 from fidelity.core.store import RunStore
 from fidelity.core.views import View, render
-from filters.replay import replay_file
+from fidelity.replay import replay_file
 
 DIFF_LINES = 12
 SHOWN_CHARS = 160
