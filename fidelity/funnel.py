@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from fidelity.core.document import TAXONOMY
+from fidelity.core.apps import TAXONOMY
 from fidelity.core.store import RunStore
 from filters import answerable, dedup, grading, guessability
 

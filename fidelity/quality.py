@@ -15,7 +15,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from fidelity.core.document import TAXONOMY, Candidate
+from fidelity.core.apps import TAXONOMY
+from fidelity.core.document import Candidate
 from fidelity.core.store import RunStore
 from filters import answerable, dedup, guessability
 

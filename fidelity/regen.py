@@ -19,8 +19,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from fidelity import coverage
+from fidelity.core.apps import TAXONOMY
 from fidelity.core.config import Config, ModelsConfig
-from fidelity.core.document import TAXONOMY, Candidate, Document
+from fidelity.core.document import Candidate, Document
 from fidelity.core.llm import ModelClient
 from fidelity.core.store import RunStore
 from fidelity.outlock import output_lock

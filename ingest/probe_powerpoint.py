@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from fidelity.core.document import TAXONOMY
+from fidelity.core.apps import TAXONOMY
 from fidelity.core.xmlsafe import Package
 from ingest.probe import Probe, load, main_part
 

@@ -11,7 +11,8 @@ from openpyxl.styles import Border, Font, PatternFill, Side
 
 from extractors import ExtractionError, excel_sheet
 from extractors.excel import extract
-from fidelity.core.document import TAXONOMY, Document
+from fidelity.core.apps import TAXONOMY
+from fidelity.core.document import Document
 from fidelity.core.views import View, named_views, render, sheet_only, values_only
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,7 +13,8 @@ from pptx.util import Inches
 from extractors import ExtractionError
 from extractors import extract as extract_any
 from extractors.powerpoint import extract
-from fidelity.core.document import TAXONOMY, Artifact, Document
+from fidelity.core.apps import TAXONOMY
+from fidelity.core.document import Artifact, Document
 from fidelity.core.views import PLACEHOLDER, View, deck_views, placed_ids, render, without_shape
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "garden_review.pptx"

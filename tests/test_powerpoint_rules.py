@@ -10,7 +10,8 @@ from pptx.enum.shapes import MSO_SHAPE
 from pptx.util import Inches
 
 from extractors.powerpoint import extract
-from fidelity.core.document import TAXONOMY, Candidate, Document
+from fidelity.core.apps import TAXONOMY
+from fidelity.core.document import Candidate, Document
 from fidelity.core.views import View, render
 from filters import leakage
 from filters.groundedness import check_document

@@ -11,7 +11,8 @@ import docx
 import pytest
 
 from extractors import extract
-from fidelity.core.document import TAXONOMY, Document
+from fidelity.core.apps import TAXONOMY
+from fidelity.core.document import Document
 from fidelity.core.hashing import file_sha256
 from fidelity.core.text import normalize
 from fidelity.core.views import View, placed_ids, render

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from fidelity.core.document import TAXONOMY, Artifact, Candidate, Document
+from fidelity.core.apps import APPLICATIONS, TAXONOMY
+from fidelity.core.document import Artifact, Candidate, Document
 from fidelity.core.prompt import load
 from fidelity.core.text import normalize
 from generators.draft import quote
@@ -29,7 +30,6 @@ from generators.model.common import (
 )
 
 FACT_CHARS = 400
-YES_NO_FORBIDDEN = frozenset({"word"})  # its prompt asks for values, never yes or no
 
 
 class FactQuestion(BaseModel):
@@ -154,7 +154,7 @@ class FactsGenerator(DraftingGenerator):
             return "incomplete draft"
         if left[artifact.category] <= 0:
             return f"over the {artifact.category} quota"
-        if app in YES_NO_FORBIDDEN and normalize(item.value) in BOOLEAN_ANSWERS:
+        if not APPLICATIONS[app].yes_no_facts and normalize(item.value) in BOOLEAN_ANSWERS:
             return "a yes/no question (a coin toss for a model that guesses)"
         source = f"{artifact.text}\n{facts_text(artifact)}"
         if normalize(item.value) not in BOOLEAN_ANSWERS and not grounded(item.value, source):

@@ -6,6 +6,7 @@ import hashlib
 import importlib
 import re
 
+from fidelity.core.apps import APPLICATIONS
 from fidelity.core.document import Candidate, Document
 from generators.rules.common import Rule, cap, widened
 
@@ -16,12 +17,6 @@ VERSION = "1"
 # defined names must not flood the set); the kept ones are a stable hash sample.
 PER_TYPE = 8
 
-RULE_MODULES = {
-    "word": "generators.rules.word",
-    "excel": "generators.rules.excel",
-    "powerpoint": "generators.rules.powerpoint",
-}
-
 
 def generate(document: Document, widen: int = 1) -> list[Candidate]:
     """Every rule-based candidate for a document, in artifact order.
@@ -29,7 +24,7 @@ def generate(document: Document, widen: int = 1) -> list[Candidate]:
     `widen` multiplies the per-artifact caps (table cells, cloze sentences) and the
     per-type cap, so a regeneration pass can draw candidates beyond the ones a build makes.
     """
-    module = importlib.import_module(RULE_MODULES[document.app])
+    module = importlib.import_module(APPLICATIONS[document.app].rules)
     rules: dict[str, Rule] = module.RULES
     out: list[Candidate] = []
     seen: set[str] = set()
