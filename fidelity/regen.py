@@ -35,7 +35,7 @@ from fidelity.pipeline import (
     store_outcomes,
 )
 from generators import rules
-from generators.model import ModelGenerators
+from generators.llm import ModelGenerators
 
 # How far the rules' per-artifact caps are lifted (cells per table, sentences per chunk).
 WIDEN = 50

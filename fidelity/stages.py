@@ -13,7 +13,7 @@ from filters.groundedness import Answerer, Mapper, Outcome, check_document
 from filters.matching import Matcher
 from filters.qualify import qualify
 from generators import rules
-from generators.model import ModelGenerators
+from generators.llm import ModelGenerators
 
 
 @dataclass

@@ -18,8 +18,8 @@ from fidelity.core.store import RunStore
 from fidelity.pipeline import default_stages, filter_candidates
 from filters.answerable import positive_views
 from generators.draft import candidate
-from generators.model.facts import FactsGenerator
-from generators.model.table import TableGenerator
+from generators.llm.facts import FactsGenerator
+from generators.llm.table import TableGenerator
 
 NOTE = "Really need to make sure we update this presentation."
 

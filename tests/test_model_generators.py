@@ -13,7 +13,7 @@ from fidelity.core.document import Artifact, Document, placeholder_for
 from fidelity.core.llm import ModelClient
 from fidelity.core.prompt import load, parse
 from fidelity.core.store import RunStore
-from generators.model import ModelGenerators
+from generators.llm import ModelGenerators
 
 CHUNK = (
     "The Zephyr irrigation project was approved on 12 March 2021 by the steering board, "

@@ -1,1 +1,1 @@
-"""Versioned prompt files of the model generators, read by generators.model.prompt."""
+"""Versioned prompt files of the LLM generators and checks, read by fidelity.core.prompt."""

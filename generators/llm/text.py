@@ -11,7 +11,7 @@ from fidelity.core.document import Artifact, Candidate, Document
 from fidelity.core.llm import ModelClient
 from fidelity.core.prompt import load
 from fidelity.core.text import normalize
-from generators.model.common import (
+from generators.llm.common import (
     DraftingGenerator,
     anchor_for,
     grounded,

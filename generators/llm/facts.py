@@ -18,7 +18,7 @@ from fidelity.core.document import Artifact, Candidate, Document
 from fidelity.core.prompt import load
 from fidelity.core.text import normalize
 from generators.draft import quote
-from generators.model.common import (
+from generators.llm.common import (
     BOOLEAN_ANSWERS,
     DraftingGenerator,
     anchor_for,

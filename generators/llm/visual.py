@@ -14,7 +14,7 @@ from fidelity.core.document import Artifact, Candidate, Document
 from fidelity.core.llm import ModelClient
 from fidelity.core.prompt import load
 from fidelity.core.text import content_tokens, tokens
-from generators.model.common import (
+from generators.llm.common import (
     DraftingGenerator,
     grounded,
     plain,
