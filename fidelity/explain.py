@@ -16,7 +16,7 @@ from pathlib import Path
 from fidelity.core.config import Config
 from fidelity.core.document import Candidate, Decision, Document
 from fidelity.core.store import RunStore
-from fidelity.core.views import View, render
+from fidelity.core.views import View, view_context
 from fidelity.replay import replay_file
 
 DIFF_LINES = 12
@@ -42,7 +42,7 @@ def explain(
         say(f"no candidate {question} stored for this file")
         return 1
     document = store.document(file_sha)
-    full = render(document, View("full")).text if diff and document else ""
+    full = view_context(document, View("full")).text if diff and document else ""
     diffs: dict[str, list[str]] = {}
     for candidate, status, rejected_by, reason in rows:
         _candidate(say, candidate, status, document)

@@ -36,7 +36,7 @@ class View:
 
 
 @dataclass
-class RenderedView:
+class ViewContext:
     """The exact context a model (or the leakage test) sees."""
 
     name: str
@@ -59,7 +59,11 @@ def placed_ids(document: Document) -> set[str]:
     return found
 
 
-def render(document: Document, view: View) -> RenderedView:
+def view_context(document: Document, view: View) -> ViewContext:
+    """What a check sees of `document` through `view`: text, and the pictures it places.
+
+    (Pictures of slides and sheets are rendered by LibreOffice in extractors/rendering.py.)
+    """
     by_id = {artifact.id: artifact for artifact in document.artifacts}
     images: list[str] = []
 
@@ -89,7 +93,7 @@ def render(document: Document, view: View) -> RenderedView:
         parts.append(f"## {group}\n\n" + "\n\n".join(texts))
     text = "\n\n".join(part.strip() for part in parts if part.strip())
     text = re.sub(r"\n{3,}", "\n\n", text)
-    return RenderedView(name=view.name, text=text, images=images)
+    return ViewContext(name=view.name, text=text, images=images)
 
 
 def ids_where(document: Document, predicate: Callable[[Artifact], bool]) -> frozenset[str]:
@@ -187,5 +191,5 @@ def without_shape(document: Document, slide: int, shape_id: str) -> View:
     return without(f"without-shape:{slide}/{shape_id}", shape_ids(document, slide, shape_id))
 
 
-def no_context() -> RenderedView:
-    return RenderedView(name="no-context", text="")
+def no_context() -> ViewContext:
+    return ViewContext(name="no-context", text="")
