@@ -5,7 +5,7 @@ compound files by their streams (encrypted OOXML packages, encrypted .doc, .xls
 and .ppt included), ODF by its `mimetype` member, RTF by its signature. A file
 that cannot be read gets a `problem` (the recorded reason) and a `code`
 (corrupt, encrypted, not_office, unsupported, unreadable, empty, unsafe: over the
-zip limits of fidelity/zipcheck.py, a DTD, an entry name leaving the package). A zip
+zip limits of fidelity/core/zipcheck.py, a DTD, an entry name leaving the package). A zip
 is checked against those limits, every member inflated in bounded chunks, first.
 """
 

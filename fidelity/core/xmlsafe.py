@@ -2,7 +2,7 @@
 
 Parsing never expands entities, never reaches the network and refuses DTDs; every
 parse error (libxml2's own guards included) becomes an `UnsafePackage` with a
-reason code. Zip entries are checked against the limits of fidelity/zipcheck.py
+reason code. Zip entries are checked against the limits of fidelity/core/zipcheck.py
 when a package is opened, and members are read in bounded chunks.
 """
 
