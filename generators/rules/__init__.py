@@ -10,9 +10,6 @@ from fidelity.core.apps import APPLICATIONS
 from fidelity.core.document import Candidate, Document
 from generators.rules.common import Rule, cap, widened
 
-GENERATOR = "rules"
-VERSION = "1"
-
 # At most this many candidates of one question type per document (a workbook with 400
 # defined names must not flood the set); the kept ones are a stable hash sample.
 PER_TYPE = 8
