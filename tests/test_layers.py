@@ -4,9 +4,10 @@ and applications are named only in the registry and their own modules."""
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
 
-from fidelity.core.apps import APP_NAMES
+from fidelity.core.apps import APP_NAMES, APPLICATIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 GROUND = "fidelity.core"
@@ -115,3 +116,12 @@ def test_every_allowed_module_still_names_an_application() -> None:
             node.value for node in ast.walk(modules[module]) if isinstance(node, ast.Constant)
         }
         assert constants & set(APP_NAMES), module
+
+
+def test_every_registered_module_resolves_to_its_entry_point() -> None:
+    """The registry names stage modules by path; each must exist and offer what is called."""
+    for app in APPLICATIONS.values():
+        assert callable(importlib.import_module(app.extractor).extract), app.name
+        assert callable(importlib.import_module(app.probe).fill), app.name
+        assert isinstance(importlib.import_module(app.rules).RULES, dict), app.name
+        assert app.plain_format in app.formats and set(app.taxonomy), app.name
