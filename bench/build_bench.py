@@ -16,9 +16,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from fidelity.core.apps import APP_NAMES
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
-FOLDERS = ("word", "excel", "powerpoint", "variants", "bad")
+FOLDERS = (*APP_NAMES, "variants", "bad")  # one corpus folder per application, and two more
 
 
 def corpus_files(folders: list[Path]) -> int:

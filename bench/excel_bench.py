@@ -48,8 +48,8 @@ def child(mode: str, path: str) -> None:
     from extractors.excel import extract
     from extractors.excel_sheet import read_sheet
     from extractors.excel_workbook import open_workbook
-    from fidelity.model import Document
-    from fidelity.xmlsafe import Package
+    from fidelity.core.document import Document
+    from fidelity.core.xmlsafe import Package
 
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     start = time.perf_counter()

@@ -18,10 +18,10 @@ from pathlib import Path
 from lxml import etree
 
 from fidelity.cli import main as fidelity
+from fidelity.core.apps import APP_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
-APPS = {"word": "word", "excel": "excel", "powerpoint": "powerpoint"}
 
 
 def parse_every_part(files: list[Path]) -> int:
@@ -58,8 +58,8 @@ def main() -> None:
     rows = []
     total_extract = total_parse = 0.0
     with tempfile.TemporaryDirectory() as media:
-        for app, folder in APPS.items():
-            files = sorted(p for p in (CORPUS / folder).iterdir() if p.is_file())
+        for app in APP_NAMES:  # the corpus holds one folder per application
+            files = sorted(p for p in (CORPUS / app).iterdir() if p.is_file())
             size_mb = sum(p.stat().st_size for p in files) / 1e6
             parse = timed(lambda files=files: parse_every_part(files), args.repeat)
             extract = timed(lambda files=files: run_extract(files, Path(media)), args.repeat)

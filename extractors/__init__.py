@@ -6,16 +6,11 @@ import importlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fidelity.model import Document
+from fidelity.core.apps import APPLICATIONS
+from fidelity.core.document import Document
 
 if TYPE_CHECKING:
     from extractors.rendering import Renderers
-
-EXTRACTORS = {
-    "word": "extractors.word",
-    "excel": "extractors.excel",
-    "powerpoint": "extractors.powerpoint",
-}
 
 
 class ExtractionError(Exception):
@@ -31,7 +26,7 @@ def extract(
     `media` paths are relative to the output folder that holds `media_dir`. Slide and
     chart images are rendered through `renderers` (none: no rendered images).
     """
-    module = importlib.import_module(EXTRACTORS[document.app])
+    module = importlib.import_module(APPLICATIONS[document.app].extractor)
     try:
         return module.extract(path, document, media_dir, renderers)
     except ExtractionError:

@@ -13,7 +13,7 @@ from typing import Any
 from lxml import etree
 
 from extractors.excel_numfmt import format_value
-from fidelity.xmlsafe import Package
+from fidelity.core.xmlsafe import Package
 
 C = "http://schemas.openxmlformats.org/drawingml/2006/chart"
 A = "http://schemas.openxmlformats.org/drawingml/2006/main"
@@ -356,6 +356,7 @@ def parse_chart(package: Package, part: str) -> dict[str, Any]:
         labels.extend(w for w in group["data_labels"] if w not in labels)
     for ser in series:
         labels.extend(w for w in ser["data_labels"] if w not in labels)
+        ser["points"] = formatted_points(ser)
     facts.update(
         types=groups,
         type_label=" + ".join(dict.fromkeys(g["label"] for g in groups)) or "chart",
@@ -412,6 +413,8 @@ def _parse_chartex(root: etree._Element, part: str) -> dict[str, Any]:
                     "data_labels": [],
                 }
             )
+    for ser in series:
+        ser["points"] = formatted_points(ser)
     legend = chart.find("cx:legend", NS) if chart is not None else None
     return {
         "part": part,

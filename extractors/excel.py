@@ -34,10 +34,10 @@ from extractors.excel_workbook import SheetInfo, Workbook, open_workbook
 from extractors.ooxml_props import metadata_artifacts
 from extractors.powerpoint_xml import preset_name
 from extractors.rendering import ChartRenderer, Renderers
-from fidelity.hashing import IdMaker
-from fidelity.model import Artifact, Document, placeholder_for
-from fidelity.sizes import size_metadata
-from fidelity.xmlsafe import Package, UnsafePackage
+from fidelity.core.document import Artifact, Document, placeholder_for
+from fidelity.core.hashing import IdMaker
+from fidelity.core.sizes import size_metadata
+from fidelity.core.xmlsafe import Package, UnsafePackage
 
 MAX_FORMULAS_PER_SHEET = 2000
 ASKED_FORMULAS_PER_SHEET = 6
@@ -590,7 +590,7 @@ class _Builder:
                 info.update(width=image.width, height=image.height, format=image.format or "")
         except Exception:  # not every embedded picture is a raster image Pillow reads
             pass
-        from fidelity.hashing import short_hash
+        from fidelity.core.hashing import short_hash
 
         name = f"{short_hash(part)}-{part.rsplit('/', 1)[-1]}"
         self.media_dir.mkdir(parents=True, exist_ok=True)

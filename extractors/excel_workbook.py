@@ -12,7 +12,7 @@ from lxml import etree
 
 from extractors import excel_colors
 from extractors.excel_numfmt import format_code
-from fidelity.xmlsafe import Package, UnsafePackage
+from fidelity.core.xmlsafe import Package, UnsafePackage
 
 STATES = {"visible": "visible", "hidden": "hidden", "veryHidden": "very hidden"}
 

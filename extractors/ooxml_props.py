@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from lxml import etree
 
-from fidelity.model import Artifact
-from fidelity.xmlsafe import Package
+from fidelity.core.document import Artifact
+from fidelity.core.xmlsafe import Package
 
 CORE_LABELS = {
     "title": "Title",

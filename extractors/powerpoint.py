@@ -25,9 +25,9 @@ from extractors.powerpoint_slide import SlideOutput, build_slide
 from extractors.powerpoint_text import paragraphs
 from extractors.powerpoint_xml import a, one_line, p
 from extractors.rendering import PdfRenderer, Renderers, pdf_to_pngs
-from fidelity.model import Artifact, Document
-from fidelity.sizes import size_metadata
-from fidelity.xmlsafe import Package, UnsafePackage
+from fidelity.core.document import Artifact, Document
+from fidelity.core.sizes import size_metadata
+from fidelity.core.xmlsafe import Package, UnsafePackage
 
 FOOTER_KINDS = {"ftr": "footer", "hdr": "footer", "dt": "date-time", "sldNum": "slide-number"}
 FOOTER_LABELS = {"ftr": "Footer", "hdr": "Header", "dt": "Date/time", "sldNum": "Slide number"}

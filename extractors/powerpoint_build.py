@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fidelity.hashing import IdMaker
-from fidelity.model import Artifact, Modality, placeholder_for
-from fidelity.xmlsafe import Package
+from fidelity.core.document import Artifact, Modality, placeholder_for
+from fidelity.core.hashing import IdMaker
+from fidelity.core.xmlsafe import Package
 
 CATEGORY_OF_KIND = {
     "slide-text": "Slide Text",

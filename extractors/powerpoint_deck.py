@@ -11,7 +11,7 @@ from extractors.powerpoint_colors import Palette, color_map
 from extractors.powerpoint_shapes import Box, placeholder_boxes
 from extractors.powerpoint_text import Link
 from extractors.powerpoint_xml import P14, a, p, r
-from fidelity.xmlsafe import Package
+from fidelity.core.xmlsafe import Package
 
 SHOW_JUMPS = {
     "firstslide": "the first slide",

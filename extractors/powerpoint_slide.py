@@ -22,8 +22,8 @@ from extractors.powerpoint_smartart import items, parse_smartart, relations
 from extractors.powerpoint_text import Paragraph, Span, paragraphs, plain
 from extractors.powerpoint_timing import animations
 from extractors.powerpoint_xml import a, inches, local, one_line, p, preset_name
-from fidelity.model import Artifact
-from fidelity.xmlsafe import Package
+from fidelity.core.document import Artifact
+from fidelity.core.xmlsafe import Package
 
 ROLE_LABELS = {
     "title": "title",

@@ -9,38 +9,10 @@ from typing import Any
 from lxml import etree
 
 from extractors.powerpoint_xml import DGM, a, one_line
+from fidelity.core.office_names import LAYOUT_NAMES
 
 NODE_TYPES = {"doc", "node", "asst"}
 
-# Display names of common built-in layouts (the last segment of the layout uniqueId).
-LAYOUT_NAMES = {
-    "default": "Basic Block List",
-    "vList2": "Vertical Bullet List",
-    "vList5": "Vertical Block List",
-    "hList1": "Horizontal Bullet List",
-    "process1": "Basic Process",
-    "hProcess4": "Alternating Flow",
-    "hProcess9": "Continuous Block Process",
-    "chevron1": "Basic Chevron Process",
-    "chevron2": "Vertical Chevron List",
-    "cycle1": "Text Cycle",
-    "cycle2": "Basic Cycle",
-    "cycle5": "Block Cycle",
-    "orgChart1": "Organization Chart",
-    "hierarchy1": "Hierarchy",
-    "hierarchy2": "Horizontal Hierarchy",
-    "hierarchy4": "Table Hierarchy",
-    "venn1": "Basic Venn",
-    "venn2": "Stacked Venn",
-    "venn3": "Linear Venn",
-    "radial1": "Basic Radial",
-    "matrix1": "Titled Matrix",
-    "matrix3": "Basic Matrix",
-    "pyramid1": "Basic Pyramid",
-    "pyramid3": "Inverted Pyramid",
-    "target1": "Basic Target",
-    "target3": "Target List",
-}
 KIND_HINTS = (
     ("orgChart", "hierarchy"),
     ("hierarchy", "hierarchy"),

@@ -6,6 +6,8 @@ from collections.abc import Iterator
 
 from lxml import etree
 
+from fidelity.core.office_names import PRESET_NAMES
+
 P = "http://schemas.openxmlformats.org/presentationml/2006/main"
 A = "http://schemas.openxmlformats.org/drawingml/2006/main"
 R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
@@ -79,60 +81,6 @@ def int_attr(element: etree._Element | None, name: str, default: int = 0) -> int
 
 def one_line(text: str) -> str:
     return " ".join(text.split())
-
-
-# Readable names for DrawingML preset geometries (ST_ShapeType), camelCase split otherwise.
-PRESET_NAMES = {
-    "rect": "rectangle",
-    "roundRect": "rounded rectangle",
-    "ellipse": "oval",
-    "triangle": "isosceles triangle",
-    "rtTriangle": "right triangle",
-    "parallelogram": "parallelogram",
-    "trapezoid": "trapezoid",
-    "diamond": "diamond",
-    "pentagon": "pentagon arrow",
-    "homePlate": "pentagon arrow",
-    "hexagon": "hexagon",
-    "octagon": "octagon",
-    "chevron": "chevron",
-    "star5": "5-point star",
-    "star4": "4-point star",
-    "rightArrow": "right arrow",
-    "leftArrow": "left arrow",
-    "upArrow": "up arrow",
-    "downArrow": "down arrow",
-    "leftRightArrow": "left-right arrow",
-    "wedgeRectCallout": "rectangular callout",
-    "wedgeRoundRectCallout": "rounded rectangular callout",
-    "wedgeEllipseCallout": "oval callout",
-    "cloudCallout": "cloud callout",
-    "flowChartProcess": "flowchart process",
-    "flowChartDecision": "flowchart decision",
-    "flowChartTerminator": "flowchart terminator",
-    "can": "cylinder",
-    "cube": "cube",
-    "donut": "donut",
-    "heart": "heart",
-    "smileyFace": "smiley face",
-    "line": "line",
-    "straightConnector1": "straight connector",
-    "bentConnector3": "elbow connector",
-    "curvedConnector3": "curved connector",
-    "snip1Rect": "snipped-corner rectangle",
-    "round2SameRect": "round same-side corner rectangle",
-    "plaque": "plaque",
-    "frame": "frame",
-    "plus": "cross",
-    "mathPlus": "plus sign",
-    "cloud": "cloud",
-    "sun": "sun",
-    "moon": "moon",
-    "arc": "arc",
-    "blockArc": "block arc",
-    "bracePair": "double brace",
-    "bracketPair": "double bracket",
-}
 
 
 def preset_name(preset: str) -> str:

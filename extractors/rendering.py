@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from fidelity.xmlsafe import Package
+from fidelity.core.xmlsafe import Package
 
 DPI = 60
 TIMEOUT_SECONDS = 120

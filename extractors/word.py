@@ -32,10 +32,10 @@ from extractors.word_parts import (
     textboxes,
     videos,
 )
-from fidelity.hashing import IdMaker
-from fidelity.model import Artifact, Document
-from fidelity.sizes import size_metadata
-from fidelity.xmlsafe import Package
+from fidelity.core.document import Artifact, Document
+from fidelity.core.hashing import IdMaker
+from fidelity.core.sizes import size_metadata
+from fidelity.core.xmlsafe import Package
 
 
 def extract(

@@ -18,8 +18,8 @@ from typing import Any
 import pypandoc
 
 from extractors.pandoc_ast import Node, head_row_count, para, stringify, table_grid, table_rows
-from fidelity.hashing import IdMaker
-from fidelity.model import Artifact, placeholder_for
+from fidelity.core.document import Artifact, placeholder_for
+from fidelity.core.hashing import IdMaker
 
 CHUNK_CHARS = 1500
 SPLIT = "⟦⟦split⟧⟧"

@@ -10,9 +10,9 @@ from operator import attrgetter
 from lxml import etree
 
 from extractors.word_xml import A, attr, text_of, w, walk
-from fidelity.hashing import IdMaker
-from fidelity.model import Artifact
-from fidelity.xmlsafe import Package
+from fidelity.core.document import Artifact
+from fidelity.core.hashing import IdMaker
+from fidelity.core.xmlsafe import Package
 
 MAX_SPANS = 25
 MAX_PARAGRAPH_LAYOUT = 20

@@ -23,9 +23,9 @@ from extractors.word_xml import (
     w,
     walk,
 )
-from fidelity.hashing import IdMaker
-from fidelity.model import Artifact
-from fidelity.xmlsafe import Package
+from fidelity.core.document import Artifact
+from fidelity.core.hashing import IdMaker
+from fidelity.core.xmlsafe import Package
 
 DOCUMENT = "word/document.xml"
 

@@ -10,12 +10,13 @@ import sys
 from pathlib import Path
 
 from extractors import ExtractionError
-from fidelity.config import Config, parse_size
-from fidelity.hashing import file_sha256
+from fidelity.core.config import Config, parse_size
+from fidelity.core.hashing import file_sha256
+from fidelity.core.store import open_store
+from fidelity.explain import explain
 from fidelity.outlock import OutputBusy
-from fidelity.pipeline import build, load_document, open_store
-from filters.explain import explain
-from filters.quality import headline as quality_headline
+from fidelity.pipeline import build, load_document
+from fidelity.quality import headline as quality_headline
 from ingest.discover import discover
 from ingest.prepare import NotReadable
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fidelity.config import SIZE_BUCKETS, CoverageConfig
-from fidelity.model import KEPT_STATUSES, TAXONOMY
-from fidelity.store import RunStore
+from fidelity.core.apps import TAXONOMY
+from fidelity.core.config import SIZE_BUCKETS, CoverageConfig
+from fidelity.core.document import KEPT_STATUSES
+from fidelity.core.store import RunStore
 
 OVERRIDES_KEY = "coverage_overrides"
 NO_BUCKET = "unknown"

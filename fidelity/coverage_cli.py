@@ -7,9 +7,10 @@ import sys
 from pathlib import Path
 
 from fidelity import coverage
-from fidelity.config import Config
+from fidelity.core.apps import APP_NAMES
+from fidelity.core.config import Config
+from fidelity.core.store import STORE_NAME, open_store
 from fidelity.outlock import OutputBusy
-from fidelity.pipeline import STORE_NAME, open_store
 from fidelity.regen import describe, regen
 
 
@@ -59,7 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "regen", help="generate and filter new candidates for cells below their target"
     )
     more.add_argument("out", help="the build's output folder")
-    more.add_argument("--app", choices=("word", "excel", "powerpoint"))
+    more.add_argument("--app", choices=APP_NAMES)
     more.add_argument("--category", help="a taxonomy category, e.g. Comment or Section")
     more.add_argument(
         "--target", type=int, help="wanted kept questions for the selected cells (remembered)"

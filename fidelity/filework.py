@@ -16,10 +16,10 @@ from pathlib import Path
 
 from extractors import ExtractionError, extract
 from extractors.rendering import Renderers
-from fidelity.config import Config
-from fidelity.executor import Progress
-from fidelity.model import Document
-from fidelity.services import Endpoint, RemoteConverter, RemoteModelClient
+from fidelity.core.config import Config
+from fidelity.core.document import Document
+from fidelity.core.executor import Progress
+from fidelity.core.services import Endpoint, RemoteConverter, RemoteModelClient
 from fidelity.stages import Stages, filter_candidates, model_stages
 from filters.groundedness import Outcome
 from ingest.analyze import FileRecord

@@ -7,12 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from fidelity import coverage
-from fidelity.config import CoverageConfig
-from fidelity.model import Candidate
+from fidelity import coverage, funnel, quality
+from fidelity.core.config import CoverageConfig
+from fidelity.core.document import Candidate
+from fidelity.core.store import RunStore
 from fidelity.report import write_report
-from fidelity.store import RunStore
-from filters import funnel, quality
 
 SAMPLE_NAME = "quality-sample.tsv"
 

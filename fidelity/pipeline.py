@@ -16,35 +16,29 @@ from pathlib import Path
 from tqdm import tqdm
 
 from extractors import extract
-from fidelity.config import Config
-from fidelity.executor import Executor, TaskResult
+from fidelity.core.config import Config
+from fidelity.core.document import KEPT_STATUSES, Candidate, Decision, Document
+from fidelity.core.executor import Executor, TaskResult
+from fidelity.core.llm import ModelClient
+from fidelity.core.llm.batch import prefetch
+from fidelity.core.store import RunStore, open_store
+from fidelity.core.workers import WorkerPool, open_workers
 from fidelity.filework import FileResult, FileWork, WorkContext, generate_task, process_file_task
-from fidelity.llm import ModelClient
-from fidelity.llm.batch import prefetch
-from fidelity.model import KEPT_STATUSES, Candidate, Decision, Document
 from fidelity.outlock import output_lock
 from fidelity.outputs import write_outputs
 from fidelity.retry import remember_failed_drafts, retry_generation, retry_incomplete
 from fidelity.stages import Stages, filter_candidates, model_filters, model_stages
-from fidelity.store import RunStore
-from fidelity.workers import WorkerPool, converter_servers, open_workers
 from filters import dedup, grading
 from filters.groundedness import Outcome
 from ingest.analyze import FileRecord
 from ingest.corpus import ingest_corpus
 from ingest.prepare import NotReadable, prepare
 from ingest.rank import ModelJudge, chat_through
-from ingest.settings import IngestSettings
+from ingest.settings import IngestSettings, converter_servers
 from ingest.sniff import sniff
 from ingest.unoserver_pool import Converter, shared_converter
 
-__all__ = ["Stages", "build", "filter_candidates", "model_filters", "open_store"]
-
-STORE_NAME = "run.sqlite"
-
-
-def open_store(out: Path) -> RunStore:
-    return RunStore(out / STORE_NAME)
+__all__ = ["Stages", "build", "filter_candidates", "model_filters"]
 
 
 def load_document(path: Path, sha: str, out: Path, config: Config) -> Document:

@@ -19,9 +19,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from fidelity import coverage
-from fidelity.config import Config, ModelsConfig
-from fidelity.llm import ModelClient
-from fidelity.model import TAXONOMY, Candidate, Document
+from fidelity.core.apps import TAXONOMY
+from fidelity.core.config import Config, ModelsConfig
+from fidelity.core.document import Candidate, Document
+from fidelity.core.llm import ModelClient
+from fidelity.core.store import RunStore
 from fidelity.outlock import output_lock
 from fidelity.outputs import write_outputs
 from fidelity.pipeline import (
@@ -32,9 +34,8 @@ from fidelity.pipeline import (
     run_dedup,
     store_outcomes,
 )
-from fidelity.store import RunStore
 from generators import rules
-from generators.model import ModelGenerators
+from generators.llm import ModelGenerators
 
 # How far the rules' per-artifact caps are lifted (cells per table, sentences per chunk).
 WIDEN = 50

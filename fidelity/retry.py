@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from fidelity.llm.accounting import Accounting
-from fidelity.model import Candidate, Document
-from fidelity.store import RunStore
+from fidelity.core.document import Candidate, Document
+from fidelity.core.llm.accounting import Accounting
+from fidelity.core.store import RunStore
 from filters.groundedness import Outcome
 
 FAILED_DRAFTS = "failed_drafts"  # run-store meta: drafting calls that failed in the last build

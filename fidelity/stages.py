@@ -5,15 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from fidelity.config import Config
-from fidelity.model import Candidate, Document
+from fidelity.core.config import Config
+from fidelity.core.document import Candidate, Document
 from filters.answerer import ModelAnswerer
 from filters.grading import Grader
 from filters.groundedness import Answerer, Mapper, Outcome, check_document
 from filters.matching import Matcher
 from filters.qualify import qualify
 from generators import rules
-from generators.model import ModelGenerators
+from generators.llm import ModelGenerators
 
 
 @dataclass

@@ -9,25 +9,8 @@ app-specific element -> minus the element, and minus its whole category group.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from extractors.views import (
-    FORMATTING_CATEGORIES,
-    HEADER_FOOTER_CATEGORIES,
-    View,
-    ids_where,
-    named_views,
-)
-from fidelity.model import Artifact, Document
-
-GROUP_VIEWS: dict[str, Callable[[Artifact], bool]] = {
-    "no-headers-footers": lambda a: a.category in HEADER_FOOTER_CATEGORIES,
-    "no-formatting": lambda a: a.category in FORMATTING_CATEGORIES,
-    "no-metadata": lambda a: a.category == "Metadata",
-    "no-comments": lambda a: a.kind in ("comment", "comment-reply"),
-    "no-notes": lambda a: a.category == "Slide Note",
-    "values-only": lambda a: a.category == "Formula",
-}
+from fidelity.core.document import Artifact, Document
+from fidelity.core.views import GROUP_PREDICATES, View, ids_where, named_views
 
 
 def target_ids(document: Document, artifact: Artifact) -> frozenset[str]:
@@ -50,7 +33,7 @@ def ablation_views(document: Document, artifact: Artifact) -> list[View]:
         pictures = ids_where(document, lambda a: a.modality == "visual" and a.category != "Chart")
         return [View("no-images", exclude=pictures | target)]
     out = [without_target]
-    for name, predicate in GROUP_VIEWS.items():
+    for name, predicate in GROUP_PREDICATES.items():
         if predicate(artifact):
             out.append(View(name, exclude=ids_where(document, predicate) | target))
     return out

@@ -10,9 +10,8 @@ reference answer there means the question is not answerable from the file: rejec
 
 from __future__ import annotations
 
-from extractors.powerpoint_views import deck_views
-from extractors.views import View
-from fidelity.model import Artifact, Decision, Document
+from fidelity.core.document import Artifact, Decision, Document
+from fidelity.core.views import View, deck_views
 
 PREFIX = "answerable"
 NOTES = "Slide Note"

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from extractors.views import RenderedView
-from fidelity.config import FilterSettings
-from fidelity.llm import ModelClient
-from fidelity.model import Candidate, Decision
+from fidelity.core.config import FilterSettings
+from fidelity.core.document import Candidate, Decision
+from fidelity.core.llm import ModelClient
+from fidelity.core.prompt import load
+from fidelity.core.views import ViewContext
 from filters.matching import Matcher
-from generators.model.prompt import load
 
 NO_CONTEXT = "no-context"
 MAX_ANSWER_CHARS = 1000
@@ -44,14 +44,14 @@ class ModelAnswerer:
     def version(self) -> str:
         return f"{self.with_context.tag}+{self.without_context.tag}"
 
-    def shown(self, view: RenderedView) -> RenderedView:
+    def shown(self, view: ViewContext) -> ViewContext:
         """The context the model gets: the view, cut to `max_context_chars` when longer."""
         if not self.max_chars or len(view.text) <= self.max_chars:
             return view
         text = view.text[: self.max_chars].rsplit("\n", 1)[0] + TRUNCATED
-        return RenderedView(name=view.name, text=text, images=view.images)
+        return ViewContext(name=view.name, text=text, images=view.images)
 
-    def check(self, candidate: Candidate, view: RenderedView, check: str) -> Decision:
+    def check(self, candidate: Candidate, view: ViewContext, check: str) -> Decision:
         if check == NO_CONTEXT:
             messages = self.without_context.messages(question=candidate.question)
         else:

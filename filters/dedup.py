@@ -18,8 +18,8 @@ from functools import cache
 
 from datasketch import MinHash, MinHashLSH
 
-from fidelity.model import Candidate, Decision
-from fidelity.text import normalize, tokens
+from fidelity.core.document import Candidate, Decision
+from fidelity.core.text import normalize, tokens
 
 CHECK = "dedup"
 THRESHOLD = 0.8

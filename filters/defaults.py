@@ -1,6 +1,6 @@
 """What Office fills in by itself: the answers a reader can guess without opening the file.
 
-One table per kind of default, all in normalised form (fidelity.text.normalize), read by
+One table per kind of default, all in normalised form (fidelity.core.text.normalize), read by
 filters.guessability. Keep the entries to values the applications really set on their own.
 """
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
-from extractors.views import PLACEHOLDER, View
-from fidelity.model import Artifact, Document
-from fidelity.text import normalize
+from fidelity.core.document import Artifact, Document
+from fidelity.core.text import normalize
+from fidelity.core.views import PLACEHOLDER, View
 
 _SHEET = re.compile(r"^(?:'((?:[^']|'')+)'|([^'!]+))!")
 _SECTION = re.compile(r"(?:^|in )section '([^']+)'")

@@ -17,12 +17,12 @@ from typing import Any
 
 from pydantic import BaseModel, field_validator
 
-from extractors.views import PLACEHOLDER, RenderedView
-from fidelity.config import FilterSettings
-from fidelity.llm import ModelClient
-from fidelity.model import Artifact, Candidate, Decision, Document
+from fidelity.core.config import FilterSettings
+from fidelity.core.document import Artifact, Candidate, Decision, Document
+from fidelity.core.llm import ModelClient
+from fidelity.core.prompt import load
+from fidelity.core.views import PLACEHOLDER, ViewContext
 from filters.groundedness import Mapper, Outcome
-from generators.model.prompt import load
 
 CHECK = "grade"
 DIMENSIONS = ("clarity", "precision", "value")
@@ -105,7 +105,7 @@ class Grader:
         artifact = document.artifact(candidate.artifact_id)
         images = [artifact.media] if artifact.media and artifact.modality == "visual" else []
         images = [path for path in images if self.client.images.sendable(path)]
-        shown = RenderedView(f"target:{artifact.id}", evidence(document, artifact), images)
+        shown = ViewContext(f"target:{artifact.id}", evidence(document, artifact), images)
         messages = self.prompt.messages(
             images,
             self.client.settings.image_detail,

@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
-from extractors.views import RenderedView, View, no_context, render
-from fidelity.model import Candidate, Decision, Document
+from fidelity.core.document import Candidate, Decision, Document
+from fidelity.core.views import View, ViewContext, no_context, view_context
 from filters import answerable, guessability, leakage
 from filters.ablation import ablation_views, target_ids
 from filters.elements import ElementIndex
@@ -32,9 +32,9 @@ class Answerer(Protocol):
     `check` returns `skipped` when the model gave no usable answer.
     """
 
-    def shown(self, view: RenderedView) -> RenderedView: ...
+    def shown(self, view: ViewContext) -> ViewContext: ...
 
-    def check(self, candidate: Candidate, view: RenderedView, check: str) -> Decision: ...
+    def check(self, candidate: Candidate, view: ViewContext, check: str) -> Decision: ...
 
 
 @dataclass
@@ -63,14 +63,14 @@ class ViewCache:
     def __init__(self, document: Document) -> None:
         self.document = document
         self.elements = ElementIndex(document)
-        self.cache: dict[str, tuple[RenderedView, leakage.Lines]] = {}
+        self.cache: dict[str, tuple[ViewContext, leakage.Lines]] = {}
         self.normalised: dict[str, str] = {}
         self.lock = threading.Lock()
 
-    def get(self, view: View) -> tuple[RenderedView, leakage.Lines]:
+    def get(self, view: View) -> tuple[ViewContext, leakage.Lines]:
         with self.lock:
             if view.name not in self.cache:
-                rendered = render(self.document, view)
+                rendered = view_context(self.document, view)
                 self.cache[view.name] = (rendered, leakage.lines(rendered.text, self.normalised))
             return self.cache[view.name]
 

@@ -12,8 +12,8 @@ import re
 from collections.abc import Callable
 from functools import cache
 
-from fidelity.model import Artifact, Candidate, Decision, Document
-from fidelity.text import content_tokens, normalize
+from fidelity.core.document import Artifact, Candidate, Decision, Document
+from fidelity.core.text import content_tokens, normalize
 from filters import defaults
 from filters.leakage import testable
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from extractors.views import FORMATTING_CATEGORIES, View
-from fidelity.model import Artifact, Probe, Verdict
-from fidelity.text import content_tokens, normalize, tokens
+from fidelity.core.document import Artifact, Probe, Verdict
+from fidelity.core.text import content_tokens, normalize, tokens
+from fidelity.core.views import FORMATTING_CATEGORIES, View
 from filters.elements import ElementIndex, place
 
 MATCH = "lexical-leakage"

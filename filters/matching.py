@@ -17,10 +17,10 @@ from decimal import Decimal, InvalidOperation
 
 from pydantic import BaseModel
 
-from fidelity.llm import ModelClient
-from fidelity.model import Candidate
-from fidelity.text import normalize
-from generators.model.prompt import load
+from fidelity.core.document import Candidate
+from fidelity.core.llm import ModelClient
+from fidelity.core.prompt import load
+from fidelity.core.text import normalize
 
 JUDGE_PROMPT = "judge-statement"
 ABSTENTIONS = frozenset(

@@ -10,8 +10,8 @@ this again (a replay) changes nothing.
 
 from __future__ import annotations
 
-from fidelity.model import Candidate, Document
-from fidelity.text import normalize
+from fidelity.core.document import Candidate, Document
+from fidelity.core.text import normalize
 from filters.elements import place
 
 LOWERED = frozenset("what which who whom how where when in on under is are does do".split())

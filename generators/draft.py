@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from fidelity.model import Artifact, Candidate, Document, Probe
+from fidelity.core.document import Artifact, Candidate, Document, Probe
 
 _DOUBLE_STOP = re.compile(r"(?<!\.)\.\.$")
 

@@ -9,16 +9,17 @@ ranking) are made later from these records.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fidelity.executor import Progress
-from fidelity.hashing import file_sha256
-from fidelity.services import Endpoint, RemoteConverter
-from fidelity.xmlsafe import Package, UnsafePackage
-from ingest import probe_excel, probe_powerpoint, probe_word
+from fidelity.core.apps import APPLICATIONS, TAXONOMY
+from fidelity.core.executor import Progress
+from fidelity.core.hashing import file_sha256
+from fidelity.core.services import Endpoint, RemoteConverter
+from fidelity.core.xmlsafe import Package, UnsafePackage
 from ingest.language import identify
 from ingest.prepare import NotReadable, needs_libreoffice, prepare
 from ingest.probe import Probe, metadata
@@ -28,7 +29,6 @@ from ingest.sniff import sniff
 from ingest.unoserver_pool import Converter
 
 ANALYSIS_VERSION = 1
-PROBES = {"word": probe_word, "excel": probe_excel, "powerpoint": probe_powerpoint}
 
 
 @dataclass
@@ -181,14 +181,14 @@ def _probe(ooxml: Path, app: str) -> Probe:
     probe = Probe(app=app)
     with Package(ooxml) as package:
         count, values = metadata(package)
-        if app != "excel":  # Excel's taxonomy has no metadata category
+        if "Metadata" in TAXONOMY[app]:
             probe.categories["Metadata"] = count
         probe.features.update(
             producer=values.get("app.Application", ""),
             has_title=bool(values.get("title")),
             has_author=bool(values.get("creator")),
         )
-        PROBES[app].fill(package, probe, values)
+        importlib.import_module(APPLICATIONS[app].probe).fill(package, probe, values)
     return probe
 
 

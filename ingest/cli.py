@@ -6,10 +6,9 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from fidelity.config import Config
-from fidelity.llm import ModelClient
-from fidelity.pipeline import STORE_NAME
-from fidelity.store import RunStore
+from fidelity.core.config import Config
+from fidelity.core.llm import ModelClient
+from fidelity.core.store import STORE_NAME, RunStore
 from ingest.corpus import CORPUS_JSONL, ingest_corpus
 from ingest.rank import ModelJudge, chat_through
 from ingest.settings import IngestSettings

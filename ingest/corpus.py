@@ -20,10 +20,10 @@ from typing import Any
 
 from tqdm import tqdm
 
-from fidelity.config import Config
-from fidelity.executor import Failure, failure_of
-from fidelity.hashing import file_sha256
-from fidelity.workers import WorkerPool, open_workers
+from fidelity.core.config import Config
+from fidelity.core.executor import Failure, failure_of
+from fidelity.core.hashing import file_sha256
+from fidelity.core.workers import WorkerPool, open_workers
 from ingest.analyze import AnalysisWork, FileRecord, analysis_task, refused_record
 from ingest.curate import curate
 from ingest.discover import discover, refused

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from fidelity.core.apps import APP_NAMES
 from ingest.analyze import FileRecord
 from ingest.neardup import near_duplicates
 from ingest.settings import IngestSettings
@@ -97,7 +98,7 @@ def drop_duplicates(records: Iterable[FileRecord], settings: IngestSettings) -> 
         else:
             first_of[record.sha256] = record
     by_path = {record.path: record for record in live}
-    for app in ("word", "excel", "powerpoint"):
+    for app in APP_NAMES:
         items = [(r.path, r.text) for r in live if r.kept and r.app == app]
         for duplicate in near_duplicates(
             items, settings.near_duplicate_threshold, settings.shingle_words

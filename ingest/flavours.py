@@ -15,7 +15,8 @@ from pathlib import Path
 
 from lxml import etree
 
-from fidelity.xmlsafe import Package, parse_xml
+from fidelity.core.apps import APPLICATIONS
+from fidelity.core.xmlsafe import Package, parse_xml
 from ingest.sniff import OOXML_MAIN_TYPES
 
 PLAIN_TYPES = {
@@ -23,13 +24,12 @@ PLAIN_TYPES = {
     for content_type, (app, fmt) in OOXML_MAIN_TYPES.items()
     if fmt in {"docx", "xlsx", "pptx"}
 }
-PLAIN_FORMAT = {"word": "docx", "excel": "xlsx", "powerpoint": "pptx"}
 CONTENT_TYPES = "[Content_Types].xml"
 
 
 def normalise_flavour(path: Path, app: str) -> bytes:
     """The package at `path` with its main part typed as a plain docx/xlsx/pptx."""
-    plain = PLAIN_TYPES[(app, PLAIN_FORMAT[app])]
+    plain = PLAIN_TYPES[(app, APPLICATIONS[app].plain_format)]
     with Package(path) as package:
         types = parse_xml(package.read(CONTENT_TYPES))
         for override in types:

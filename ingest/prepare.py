@@ -14,8 +14,9 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from fidelity.hashing import file_sha256
-from ingest.flavours import PLAIN_FORMAT, normalise_flavour
+from fidelity.core.apps import APPLICATIONS
+from fidelity.core.hashing import file_sha256
+from ingest.flavours import normalise_flavour
 from ingest.sniff import NATIVE_FORMATS, OOXML_MAIN_TYPES, Sniffed, sniff
 from ingest.uno_env import LibreOfficeUnavailable
 from ingest.unoserver_pool import ConversionError, Converter, shared_converter
@@ -51,7 +52,7 @@ def prepare(
     converted_from = origin(sniffed)
     if converted_from is None:
         return path, None
-    target = work_dir / f"{sha256 or file_sha256(path)}.{PLAIN_FORMAT[sniffed.app]}"
+    target = work_dir / f"{sha256 or file_sha256(path)}.{APPLICATIONS[sniffed.app].plain_format}"
     if target.is_file():
         return target, converted_from
     if needs_libreoffice(sniffed):
@@ -75,7 +76,12 @@ def _write_checked(target: Path, data: bytes, app: str, converted_from: str) -> 
     with os.fdopen(handle, "wb") as out:
         out.write(data)
     check = sniff(Path(temporary))
-    if check.problem or check.app != app or check.format != PLAIN_FORMAT[app] or check.strict:
+    if (
+        check.problem
+        or check.app != app
+        or check.format != APPLICATIONS[app].plain_format
+        or check.strict
+    ):
         os.unlink(temporary)
         found = check.problem or f"{check.format}{' (strict)' if check.strict else ''}"
         raise NotReadable(f"conversion of {converted_from} gave no usable OOXML: {found}")

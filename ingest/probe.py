@@ -17,7 +17,7 @@ from typing import Any
 
 from lxml import etree
 
-from fidelity.xmlsafe import Package
+from fidelity.core.xmlsafe import Package
 
 MC = "http://schemas.openxmlformats.org/markup-compatibility/2006"
 REL_OFFICE_DOCUMENT = "officeDocument"

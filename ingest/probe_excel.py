@@ -11,7 +11,7 @@ import re
 
 from lxml import etree
 
-from fidelity.xmlsafe import Package
+from fidelity.core.xmlsafe import Package
 from ingest.probe import Probe, load, main_part, parts
 
 S = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from lxml import etree
 
-from fidelity.model import TAXONOMY
-from fidelity.xmlsafe import Package
+from fidelity.core.apps import TAXONOMY
+from fidelity.core.xmlsafe import Package
 from ingest.probe import Probe, load, main_part
 
 P = "http://schemas.openxmlformats.org/presentationml/2006/main"

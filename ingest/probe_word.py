@@ -6,7 +6,7 @@ from typing import Any
 
 from lxml import etree
 
-from fidelity.xmlsafe import Package
+from fidelity.core.xmlsafe import Package
 from ingest.probe import Probe, load, local, main_part, parts
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"

@@ -29,6 +29,7 @@ from typing import Any, Literal, Protocol
 from datasketch import MinHash
 from pydantic import BaseModel
 
+from fidelity.core.apps import APPLICATIONS
 from ingest.analyze import FileRecord
 from ingest.curate import artifact_units
 from ingest.elo import Outcome, averaged_elo
@@ -275,7 +276,8 @@ def _bootstrap_pairs(
 
 def rank_word(records: list[FileRecord], settings: IngestSettings, judge: Judge) -> Ranking:
     """Rank the kept Word files; sets `elo` and `rank`, drops files below the top k."""
-    items = sorted((r for r in records if r.kept and r.app == "word"), key=lambda r: r.path)
+    ranked = (r for r in records if r.kept and APPLICATIONS[r.app].ranked)
+    items = sorted(ranked, key=lambda r: r.path)
     ranking = Ranking(judge=judge.name)
     if not items:
         return ranking

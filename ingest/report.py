@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from fidelity.model import TAXONOMY
-from fidelity.sizes import UNITS
+from fidelity.core.apps import APPLICATIONS, TAXONOMY
 from ingest.analyze import FileRecord
 from ingest.rank import Ranking
 from ingest.settings import IngestSettings
@@ -71,7 +70,7 @@ def _sizes(records: list[FileRecord]) -> list[str]:
     for app in TAXONOMY:
         counts = Counter(r.size.get("bucket") for r in records if r.kept and r.app == app)
         cells = " | ".join(str(counts[b]) for b in BUCKET_ORDER)
-        lines.append(f"| {app} | {UNITS[app]} | {cells} |")
+        lines.append(f"| {app} | {APPLICATIONS[app].size_unit} | {cells} |")
     return lines
 
 

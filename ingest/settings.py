@@ -21,7 +21,12 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from fidelity.config import Config
+from fidelity.core.config import Config
+from fidelity.core.workers import worker_count
+
+# LibreOffice servers a build starts when `[ingest] servers` is not set: one per worker,
+# at most this many (each holds a LibreOffice of a few hundred MB).
+MAX_AUTO_SERVERS = 4
 
 
 @dataclass
@@ -63,3 +68,11 @@ class IngestSettings:
         if "languages" in values:
             values["languages"] = tuple(values["languages"])
         return cls(**values)
+
+
+def converter_servers(config: Config, settings: IngestSettings) -> int:
+    """LibreOffice servers for a build: `[ingest] servers`, else one per worker (capped), so
+    the workers' conversion and rendering requests do not queue behind one server."""
+    if "servers" in config.extra.get("ingest", {}):
+        return settings.servers
+    return min(worker_count(config), MAX_AUTO_SERVERS)

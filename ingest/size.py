@@ -1,4 +1,4 @@
-"""Size metadata with the paper's Small/Medium/Long buckets (fidelity.sizes).
+"""Size metadata with the paper's Small/Medium/Long buckets (fidelity.core.sizes).
 
 Word is measured in pages (counted on a LibreOffice PDF rendering when one is
 available, else docProps/app.xml, else estimated from the word count),
@@ -11,7 +11,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from fidelity.sizes import size_metadata
+from fidelity.core.apps import APPLICATIONS
+from fidelity.core.sizes import size_metadata
 from ingest.probe import Probe
 from ingest.uno_env import LibreOfficeUnavailable
 from ingest.unoserver_pool import ConversionError, Converter
@@ -30,22 +31,23 @@ def pdf_pages(pdf: bytes) -> int | None:
 
 def measure(app: str, probe: Probe, ooxml: Path, converter: Converter | None) -> dict[str, Any]:
     """{"unit", "count", "source", "bucket"} for one file."""
-    features = probe.features
     count: int | None
-    if app == "excel":
-        count, source = features.get("sheets"), "workbook.xml"
-    elif app == "powerpoint":
-        count, source = features.get("slides"), "presentation.xml"
+    counted = APPLICATIONS[app].size_count
+    if counted is not None:
+        feature, source = counted
+        count = probe.features.get(feature)
     else:
-        count, source = _word_pages(probe, ooxml, converter)
+        count, source = _rendered_pages(app, probe, ooxml, converter)
     return size_metadata(app, count, source)
 
 
-def _word_pages(probe: Probe, ooxml: Path, converter: Converter | None) -> tuple[int | None, str]:
+def _rendered_pages(
+    app: str, probe: Probe, ooxml: Path, converter: Converter | None
+) -> tuple[int | None, str]:
     failure = ""
     if converter is not None:
         try:
-            pages = pdf_pages(converter.to_pdf(ooxml, "word"))
+            pages = pdf_pages(converter.to_pdf(ooxml, app))
         except (ConversionError, LibreOfficeUnavailable) as error:
             failure = f" (rendering failed: {error})"
         else:

@@ -5,7 +5,7 @@ compound files by their streams (encrypted OOXML packages, encrypted .doc, .xls
 and .ppt included), ODF by its `mimetype` member, RTF by its signature. A file
 that cannot be read gets a `problem` (the recorded reason) and a `code`
 (corrupt, encrypted, not_office, unsupported, unreadable, empty, unsafe: over the
-zip limits of fidelity/zipcheck.py, a DTD, an entry name leaving the package). A zip
+zip limits of fidelity/core/zipcheck.py, a DTD, an entry name leaving the package). A zip
 is checked against those limits, every member inflated in bounded chunks, first.
 """
 
@@ -18,47 +18,28 @@ from pathlib import Path
 
 import olefile
 
-from fidelity.xmlsafe import Package, UnsafePackage
-from fidelity.zipcheck import check_members
+from fidelity.core.apps import APPLICATIONS, application_of_format
+from fidelity.core.xmlsafe import Package, UnsafePackage
+from fidelity.core.zipcheck import check_members
 
-_WML = "application/vnd.openxmlformats-officedocument.wordprocessingml"
-_SML = "application/vnd.openxmlformats-officedocument.spreadsheetml"
-_PML = "application/vnd.openxmlformats-officedocument.presentationml"
 OOXML_MAIN_TYPES: dict[str, tuple[str, str]] = {
-    f"{_WML}.document.main+xml": ("word", "docx"),
-    f"{_WML}.template.main+xml": ("word", "dotx"),
-    "application/vnd.ms-word.document.macroEnabled.main+xml": ("word", "docm"),
-    "application/vnd.ms-word.template.macroEnabledTemplate.main+xml": ("word", "dotm"),
-    f"{_SML}.sheet.main+xml": ("excel", "xlsx"),
-    f"{_SML}.template.main+xml": ("excel", "xltx"),
-    "application/vnd.ms-excel.sheet.macroEnabled.main+xml": ("excel", "xlsm"),
-    "application/vnd.ms-excel.template.macroEnabled.main+xml": ("excel", "xltm"),
-    f"{_PML}.presentation.main+xml": ("powerpoint", "pptx"),
-    f"{_PML}.template.main+xml": ("powerpoint", "potx"),
-    f"{_PML}.slideshow.main+xml": ("powerpoint", "ppsx"),
-    "application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml": ("powerpoint", "pptm"),
-    "application/vnd.ms-powerpoint.template.macroEnabled.main+xml": ("powerpoint", "potm"),
-    "application/vnd.ms-powerpoint.slideshow.macroEnabled.main+xml": ("powerpoint", "ppsm"),
+    content_type: (name, fmt)
+    for name, app in APPLICATIONS.items()
+    for content_type, fmt in app.ooxml_types.items()
 }
-
 ODF_TYPES = {
-    "application/vnd.oasis.opendocument.text": ("word", "odt"),
-    "application/vnd.oasis.opendocument.text-template": ("word", "ott"),
-    "application/vnd.oasis.opendocument.spreadsheet": ("excel", "ods"),
-    "application/vnd.oasis.opendocument.spreadsheet-template": ("excel", "ots"),
-    "application/vnd.oasis.opendocument.presentation": ("powerpoint", "odp"),
-    "application/vnd.oasis.opendocument.presentation-template": ("powerpoint", "otp"),
+    mimetype: (name, fmt)
+    for name, app in APPLICATIONS.items()
+    for mimetype, fmt in app.odf_types.items()
 }
-
 OLE_STREAMS = {
-    "WordDocument": ("word", "doc"),
-    "Workbook": ("excel", "xls"),
-    "Book": ("excel", "xls"),
-    "PowerPoint Document": ("powerpoint", "ppt"),
+    stream: (name, fmt)
+    for name, app in APPLICATIONS.items()
+    for stream, fmt in app.ole_streams.items()
 }
 
 TEMPLATE_FORMATS = {"dotx", "dotm", "xltx", "xltm", "potx", "potm", "ott", "ots", "otp"}
-NATIVE_FORMATS = {"docx", "xlsx", "pptx"}
+NATIVE_FORMATS = {app.plain_format for app in APPLICATIONS.values()}
 # Extensions each real format may legitimately carry.
 EXTENSIONS = {
     "xlsx": {"xlsx"},
@@ -131,7 +112,7 @@ def _sniff_container(path: Path, head: bytes) -> Sniffed:
     if head == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
         return _sniff_ole(path)
     if head.startswith(b"{\\rtf"):
-        return Sniffed("rtf", app="word", format="rtf")
+        return Sniffed("rtf", app=application_of_format("rtf"), format="rtf")
     return _bad("unknown", "not_office", "not an Office file (no zip, OLE2 or RTF signature)")
 
 

@@ -30,14 +30,8 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from fidelity.core.apps import APPLICATIONS
 from ingest.uno_env import LibreOfficeUnavailable, cache_dir, server_python
-
-# PDF export options that make the rendering show what the file holds.
-PDF_OPTIONS: dict[str, tuple[str, ...]] = {
-    "word": (),
-    "excel": ("SinglePageSheets=true",),  # a chart is never split across pages
-    "powerpoint": ("ExportHiddenSlides=true",),
-}
 
 # Runs unoserver's own entry point so that no LibreOffice outlives the build, even when
 # the build is killed with SIGKILL: the kernel sends SIGUSR1 when the build dies (a
@@ -365,7 +359,12 @@ class Converter:
 
     def to_pdf(self, source: bytes | Path, app: str, timeout: float | None = None) -> bytes:
         """A PDF rendering with the export options that suit the application."""
-        return self.convert(source, "pdf", PDF_OPTIONS.get(app, ()), timeout=timeout)
+        return self.convert(
+            source,
+            "pdf",
+            APPLICATIONS[app].pdf_options if app in APPLICATIONS else (),
+            timeout=timeout,
+        )
 
     def _convert_on(
         self,

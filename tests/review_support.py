@@ -8,8 +8,9 @@ from pathlib import Path
 
 import openpyxl
 
-from fidelity.config import Config
-from fidelity.pipeline import build, open_store
+from fidelity.core.config import Config
+from fidelity.core.store import open_store
+from fidelity.pipeline import build
 from fidelity.review.tasks import Task, build_tasks
 
 FILES = (("word", "memo.docx"), ("powerpoint", "basic.pptx"))

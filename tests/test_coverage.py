@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from fidelity.cli import main as cli
-from fidelity.config import Config, CoverageConfig
+from fidelity.core.config import Config, CoverageConfig
+from fidelity.core.store import open_store
 from fidelity.coverage import below_target, compute, markdown, record_override
-from fidelity.pipeline import build, open_store
+from fidelity.pipeline import build
 
 
 @pytest.fixture(scope="module")

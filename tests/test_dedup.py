@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from extractors import extract
-from fidelity.model import Candidate, Document
+from fidelity.core.document import Candidate, Document
 from filters import dedup
 from filters.qualify import qualify
 from generators.draft import candidate

@@ -11,9 +11,9 @@ from openpyxl.styles import Border, Font, PatternFill, Side
 
 from extractors import ExtractionError, excel_sheet
 from extractors.excel import extract
-from extractors.excel_views import sheet_only, values_only
-from extractors.views import View, named_views, render
-from fidelity.model import TAXONOMY, Document
+from fidelity.core.apps import TAXONOMY
+from fidelity.core.document import Document
+from fidelity.core.views import View, named_views, sheet_only, values_only, view_context
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -59,7 +59,7 @@ def test_sheet_index_states_order_visibility_and_tab_colour(tmp_path: Path) -> N
 
 def test_cells_keep_coordinates_display_formats_and_cues(tmp_path: Path) -> None:
     document = load(FIXTURE, tmp_path)
-    text = render(document, View("full")).text
+    text = view_context(document, View("full")).text
     (tlr,) = kinds(document, "tlr")
     assert tlr.facts["range"] == "A3:E8" and tlr.facts["header_row"] == 3
     assert "| 4 | North | $1,200 | $1,350 |" in text
@@ -88,19 +88,19 @@ def test_formula_keeps_formula_and_cached_value(tmp_path: Path) -> None:
 
 def test_values_only_view_replaces_formulas_by_values(tmp_path: Path) -> None:
     document = load(FIXTURE, tmp_path)
-    text = render(document, values_only(document)).text
+    text = view_context(document, values_only(document)).text
     assert "=SUM(" not in text and "formula" not in text
     assert "| 8 (border-marked row) | **Total** | $4,370 | $4,720 | $9,090 |  |" in text
 
 
 def test_sheet_only_and_text_only_views(tmp_path: Path) -> None:
     document = load(FIXTURE, tmp_path)
-    staff = render(document, sheet_only(document, "Staff")).text
+    staff = view_context(document, sheet_only(document, "Staff")).text
     assert "Ada Park" in staff and "North | $1,200" not in staff
     assert "Defined name 'TaxRate'" not in staff
-    settings = render(document, sheet_only(document, "Settings")).text
+    settings = view_context(document, sheet_only(document, "Settings")).text
     assert "Defined name 'TaxRate'" in settings
-    text_only = render(document, named_views(document)["text-only"]).text
+    text_only = view_context(document, named_views(document)["text-only"]).text
     assert "Ada Park" not in text_only and "Chart title" not in text_only
     assert "Regional sales report" in text_only
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from extractors.chart import chart_text, parse_chart
-from fidelity.xmlsafe import Package
+from fidelity.core.xmlsafe import Package
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 

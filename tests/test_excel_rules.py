@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from extractors.excel import extract
-from extractors.views import View, render
-from fidelity.model import Document
+from fidelity.core.document import Document
+from fidelity.core.views import View, view_context
 from filters import leakage
 from filters.groundedness import check_document
 from generators.rules import generate
@@ -50,7 +50,7 @@ def test_rules_cover_each_category_of_the_fixture(document: Document) -> None:
 
 
 def test_full_view_states_every_answer_near_its_anchor(document: Document) -> None:
-    full = leakage.lines(render(document, View("full")).text)
+    full = leakage.lines(view_context(document, View("full")).text)
     for candidate in generate(document):
         assert leakage.test(full, candidate.probe).verdict == "fail", candidate.question
 

@@ -12,7 +12,7 @@ import pytest
 from openai_stub import StubServer, error, json_reply, schema_name, text_of
 
 from fidelity.cli import main as cli
-from fidelity.config import Config
+from fidelity.core.config import Config
 from fidelity.pipeline import build
 
 WORD = ["memo.docx", "testWORD_various.docx"]

@@ -12,21 +12,22 @@ import pytest
 from openai_stub import StubServer, error, json_reply, schema_name, text_of
 from PIL import Image
 
-from fidelity.config import Config, FilterSettings, ModelsConfig
-from fidelity.llm import ModelClient
-from fidelity.model import Artifact, Candidate, Decision, Document, Probe, placeholder_for
+from fidelity import funnel
+from fidelity.core.config import Config, FilterSettings, ModelsConfig
+from fidelity.core.document import Artifact, Candidate, Decision, Document, Probe, placeholder_for
+from fidelity.core.llm import ModelClient
+from fidelity.core.store import RunStore
 from fidelity.pipeline import (
     dedup_decisions,
     default_stages,
     filter_candidates,
     store_outcomes,
 )
+from fidelity.replay import replay_file
 from fidelity.retry import retry_incomplete
-from fidelity.store import RunStore
-from filters import dedup, funnel
+from filters import dedup
 from filters.answerer import TRUNCATED
 from filters.matching import Matcher, canonical, deterministic
-from filters.replay import replay_file
 from generators.draft import candidate
 
 TEXTS = {

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from extractors import extract
-from fidelity.model import Candidate, Document
+from fidelity.core.document import Candidate, Document
 from filters import guessability
 from filters.groundedness import check_document
 from generators.draft import candidate

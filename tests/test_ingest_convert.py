@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from extractors import extract
-from fidelity.config import Config
-from fidelity.model import Document
+from fidelity.core.config import Config
+from fidelity.core.document import Document
 from ingest.corpus import ingest_corpus
 from ingest.prepare import prepare
 from ingest.settings import IngestSettings

@@ -11,8 +11,8 @@ import docx
 import pytest
 
 from fidelity.cli import main
-from fidelity.config import Config
-from fidelity.sizes import bucket
+from fidelity.core.config import Config
+from fidelity.core.sizes import bucket
 from ingest.corpus import ingest_corpus
 from ingest.flavours import normalise_flavour
 from ingest.neardup import near_duplicates

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from extractors import extract
-from extractors.views import render
-from fidelity.model import Candidate, Document
+from fidelity.core.document import Candidate, Document
+from fidelity.core.views import view_context
 from filters import leakage
 from filters.ablation import ablation_views
 from filters.groundedness import check_document
@@ -48,7 +48,7 @@ def test_a_note_cloze_is_rejected_when_its_own_slide_states_the_word(typical):
     assert "anchors ['add a pitchbook content to the autocontent wizard']" in decision.reason
     # the anchored-line test alone never sees the slide's own shape
     view = ablation_views(typical, note)[0]
-    lines = leakage.lines(render(typical, view).text)
+    lines = leakage.lines(view_context(typical, view).text)
     assert leakage.test(lines, item.probe).verdict == "pass"
 
 
@@ -92,7 +92,7 @@ def test_another_slide_s_shape_at_the_same_position_does_not_reject(corpus, tmp_
     assert "only other elements state it: slide 3" in decision.reason
     # the line-by-line test took slide 3's shape for the answer
     view = ablation_views(deck, structure)[0]
-    lines = leakage.lines(render(deck, view).text)
+    lines = leakage.lines(view_context(deck, view).text)
     assert leakage.test(lines, item.probe).verdict == "fail"
 
 

@@ -8,10 +8,10 @@ import pytest
 from openai_stub import StubServer, completion, json_reply, text_of
 from pydantic import BaseModel
 
-from fidelity.config import ModelsConfig
-from fidelity.llm import ModelClient, user
-from fidelity.llm.batch import META_KEY, Collector, _submit, prefetch
-from fidelity.store import RunStore
+from fidelity.core.config import ModelsConfig
+from fidelity.core.llm import ModelClient, user
+from fidelity.core.llm.batch import META_KEY, Collector, _submit, prefetch
+from fidelity.core.store import RunStore
 
 
 class Pick(BaseModel):

@@ -11,9 +11,9 @@ from openai_stub import StubServer, completion, error, faulty, json_reply, schem
 from PIL import Image
 from pydantic import BaseModel
 
-from fidelity.config import Config, ModelsConfig
-from fidelity.llm import ModelClient, system, user
-from fidelity.store import RunStore
+from fidelity.core.config import Config, ModelsConfig
+from fidelity.core.llm import ModelClient, system, user
+from fidelity.core.store import RunStore
 
 SECRET = "sk-test-0123456789abcdef"
 

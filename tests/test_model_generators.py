@@ -8,12 +8,12 @@ import pytest
 from openai_stub import StubServer, json_reply, schema_name, text_of
 from PIL import Image
 
-from fidelity.config import GenerationBudget, ModelsConfig
-from fidelity.llm import ModelClient
-from fidelity.model import Artifact, Document, placeholder_for
-from fidelity.store import RunStore
-from generators.model import ModelGenerators
-from generators.model.prompt import load, parse
+from fidelity.core.config import GenerationBudget, ModelsConfig
+from fidelity.core.document import Artifact, Document, placeholder_for
+from fidelity.core.llm import ModelClient
+from fidelity.core.prompt import load, parse
+from fidelity.core.store import RunStore
+from generators.llm import ModelGenerators
 
 CHUNK = (
     "The Zephyr irrigation project was approved on 12 March 2021 by the steering board, "

@@ -12,7 +12,7 @@ import pytest
 from openai_stub import StubServer, json_reply, schema_name, text_of
 
 from fidelity.cli import main
-from fidelity.config import ModelsConfig
+from fidelity.core.config import ModelsConfig
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 WORD_FILE = CORPUS / "word" / "018367.docx"

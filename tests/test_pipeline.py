@@ -17,7 +17,7 @@ import docx
 import pytest
 
 from fidelity.cli import main as cli
-from fidelity.config import Config
+from fidelity.core.config import Config
 from fidelity.pipeline import build
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,9 +13,16 @@ from pptx.util import Inches
 from extractors import ExtractionError
 from extractors import extract as extract_any
 from extractors.powerpoint import extract
-from extractors.powerpoint_views import deck_views, without_shape
-from extractors.views import PLACEHOLDER, View, placed_ids, render
-from fidelity.model import TAXONOMY, Artifact, Document
+from fidelity.core.apps import TAXONOMY
+from fidelity.core.document import Artifact, Document
+from fidelity.core.views import (
+    PLACEHOLDER,
+    View,
+    deck_views,
+    placed_ids,
+    view_context,
+    without_shape,
+)
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "garden_review.pptx"
 
@@ -41,7 +48,7 @@ def one(document: Document, kind: str, **facts: object) -> Artifact:
 
 
 def text_without(document: Document, *ids: str) -> str:
-    return render(document, View("test", exclude=frozenset(ids))).text
+    return view_context(document, View("test", exclude=frozenset(ids))).text
 
 
 def test_fixture_covers_categories_and_size(deck: Document) -> None:
@@ -83,9 +90,9 @@ def test_speaker_notes_are_kept_apart_from_slides(deck: Document) -> None:
     assert note.group == "Speaker notes"
     assert "July drought" not in deck.body
     views = deck_views(deck)
-    notes_only = render(deck, views["notes-only"]).text
+    notes_only = view_context(deck, views["notes-only"]).text
     assert "July drought" in notes_only and "Harvest results" not in notes_only
-    no_notes = render(deck, views["no-notes"]).text
+    no_notes = view_context(deck, views["no-notes"]).text
     assert "July drought" not in no_notes and "Harvest results" in no_notes
 
 
@@ -133,7 +140,7 @@ def test_chart_picture_and_media(deck: Document, tmp_path_factory: pytest.TempPa
     picture = one(deck, "image", slide=4)
     assert picture.facts["alt_text"] == "Map of the garden showing 24 raised beds"
     assert picture.media and picture.media.startswith("media/deck/")
-    text_only = render(deck, deck_views(deck)["text-only"]).text
+    text_only = view_context(deck, deck_views(deck)["text-only"]).text
     assert "24 raised beds" not in text_only and "May=240" not in text_only
 
 
@@ -189,7 +196,7 @@ def test_without_shape_drops_the_shape_and_what_it_nests(deck: Document) -> None
     view = without_shape(deck, 3, shape_id)
     colors = one(deck, "table-cell-colors", slide=3)
     assert {table.id, colors.id} <= view.exclude
-    rendered = render(deck, view).text
+    rendered = view_context(deck, view).text
     assert "Tom Becker" not in rendered and "Plot status" in rendered
     style = one(deck, "shape-style", shape_name="Step apply")
     text = one(deck, "shape-text", shape_name="Step apply")

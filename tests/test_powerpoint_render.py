@@ -12,10 +12,9 @@ import pytest
 from PIL import Image
 
 from extractors import powerpoint
-from extractors.powerpoint_views import deck_views
 from extractors.rendering import PdfRenderer, Renderers, pdf_to_pngs
-from extractors.views import render
-from fidelity.model import Document
+from fidelity.core.document import Document
+from fidelity.core.views import deck_views, view_context
 from filters.ablation import ablation_views
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "garden_review.pptx"
@@ -63,9 +62,9 @@ def test_renderer_adds_slide_images_restated_by_slide_content(tmp_path: Path) ->
     assert document.body.index(renders[3].placeholder) > document.body.index("## Slide 4")
     chart = next(a for a in document.artifacts if a.kind == "chart")
     assert chart.facts["restated_by"] == [renders[3].id]
-    image_only = render(document, deck_views(document)["image-only"])
+    image_only = view_context(document, deck_views(document)["image-only"])
     assert image_only.images == [a.media for a in renders]
-    assert render(document, deck_views(document)["text-only"]).images == []
+    assert view_context(document, deck_views(document)["text-only"]).images == []
     style = next(a for a in document.artifacts if a.kind == "shape-style")
     views = ablation_views(document, style)
     assert renders[4].id in views[0].exclude

@@ -10,8 +10,9 @@ from pptx.enum.shapes import MSO_SHAPE
 from pptx.util import Inches
 
 from extractors.powerpoint import extract
-from extractors.views import View, render
-from fidelity.model import TAXONOMY, Candidate, Document
+from fidelity.core.apps import TAXONOMY
+from fidelity.core.document import Candidate, Document
+from fidelity.core.views import View, view_context
 from filters import leakage
 from filters.groundedness import check_document
 from generators.rules import generate
@@ -47,7 +48,7 @@ def by_type(candidates: list[Candidate]) -> dict[str, list[Candidate]]:
 
 def full_view_states_every_answer(document: Document) -> list[str]:
     """Questions whose answer the full view does not state next to its anchors."""
-    full = leakage.lines(render(document, View("full")).text)
+    full = leakage.lines(view_context(document, View("full")).text)
     return [
         c.question
         for c in generate(document)

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from fidelity.config import Config
+from fidelity import quality
+from fidelity.core.config import Config
+from fidelity.core.store import RunStore
 from fidelity.pipeline import build
-from fidelity.store import RunStore
-from filters import quality
 
 FILES = ["powerpoint/typical.pptx", "word/SolarOverview.docx"]
 

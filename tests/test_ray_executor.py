@@ -31,9 +31,9 @@ from test_model_generators_pipeline import generic_model  # noqa: E402
 from fidelity.cli import main  # noqa: E402
 from fidelity.cluster.nodes import NodeServices, NodeSetup  # noqa: E402
 from fidelity.cluster.pool import open_ray_workers  # noqa: E402
-from fidelity.config import Config, ModelsConfig  # noqa: E402
-from fidelity.executor import Progress  # noqa: E402
-from fidelity.hashing import file_sha256  # noqa: E402
+from fidelity.core.config import Config, ModelsConfig  # noqa: E402
+from fidelity.core.executor import Progress  # noqa: E402
+from fidelity.core.hashing import file_sha256  # noqa: E402
 from ingest.analyze import AnalysisWork, analysis_task  # noqa: E402
 from ingest.settings import IngestSettings  # noqa: E402
 

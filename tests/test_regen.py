@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from fidelity.cli import main as cli
-from fidelity.config import Config, CoverageConfig
+from fidelity.core.config import Config, CoverageConfig
+from fidelity.core.store import open_store
 from fidelity.coverage import compute
-from fidelity.pipeline import build, open_store
+from fidelity.pipeline import build
 from fidelity.regen import regen
 from generators import rules
 

@@ -10,8 +10,8 @@ from PIL import Image
 
 from extractors import extract
 from extractors.rendering import RenderError, Renderers, SheetPageRenderer
-from fidelity.hashing import file_sha256
-from fidelity.model import Document
+from fidelity.core.document import Document
+from fidelity.core.hashing import file_sha256
 from ingest.unoserver_pool import shared_converter
 
 WORKBOOK = Path(__file__).resolve().parents[1] / "fixtures" / "regional_sales.xlsx"

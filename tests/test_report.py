@@ -17,14 +17,13 @@ from openai_stub import StubServer
 from PIL import Image
 from test_model_generators_pipeline import WORD_FILE, generic_model
 
-from fidelity import coverage
+from fidelity import coverage, funnel
 from fidelity.cli import main as cli
-from fidelity.config import CoverageConfig
-from fidelity.model import Artifact, Candidate, Decision, Document, Probe
+from fidelity.core.config import CoverageConfig
+from fidelity.core.document import Artifact, Candidate, Decision, Document, Probe
+from fidelity.core.store import RunStore
 from fidelity.report import REPORT_NAME, write_report
 from fidelity.report.page import PAGE_SIZE, json_island
-from fidelity.store import RunStore
-from filters import funnel
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which("chromium")

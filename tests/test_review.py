@@ -22,8 +22,8 @@ from review_support import (
 )
 
 from fidelity.cli import main as cli
-from fidelity.model import Decision
-from fidelity.pipeline import open_store
+from fidelity.core.document import Decision
+from fidelity.core.store import open_store
 from fidelity.review.agreement import agreement, cohen_kappa, percent_agreement
 from fidelity.review.calibration import calibrate
 from fidelity.review.formats import FORMATS

@@ -14,9 +14,9 @@ from review_support import build_run, tasks_of
 
 from fidelity import coverage
 from fidelity.cli import main as cli
-from fidelity.config import CoverageConfig
-from fidelity.model import Document
-from fidelity.pipeline import open_store
+from fidelity.core.config import CoverageConfig
+from fidelity.core.document import Document
+from fidelity.core.store import open_store
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,8 @@ import pptx
 import pytest
 
 from extractors.ooxml_props import metadata_artifacts
-from fidelity.model import Artifact, Document
-from fidelity.xmlsafe import Package
+from fidelity.core.document import Artifact, Document
+from fidelity.core.xmlsafe import Package
 from generators.rules import common, powerpoint, word
 
 CUSTOM = """<?xml version="1.0" encoding="UTF-8" standalone="yes"?>

@@ -20,9 +20,9 @@ from pptx.util import Inches as PptInches
 from extractors import extract
 from extractors.excel_sheet import read_sheet
 from extractors.excel_workbook import open_workbook
-from fidelity.model import Artifact, Candidate, Document
-from fidelity.xmlsafe import Package
-from filters.explain import _candidate
+from fidelity.core.document import Artifact, Candidate, Document
+from fidelity.core.xmlsafe import Package
+from fidelity.explain import _candidate
 from generators.rules import common, generate
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
@@ -97,7 +97,12 @@ def test_chart_comparison_names_the_extreme_category_and_its_value() -> None:
         locator="chart 1 of the document",
         facts={
             "series": [
-                {"name": "Rainfall", "categories": ["Jan", "Feb", "Mar"], "values": [3, 9, 1]}
+                {
+                    "name": "Rainfall",
+                    "categories": ["Jan", "Feb", "Mar"],
+                    "values": [3, 9, 1],
+                    "points": [["Jan", "3"], ["Feb", "9"], ["Mar", "1"]],
+                }
             ]
         },
     )

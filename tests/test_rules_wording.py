@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from extractors import excel, powerpoint, word
-from fidelity.model import Candidate, Document
+from fidelity.core.document import Candidate, Document
 from generators.rules import generate
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"

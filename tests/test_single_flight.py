@@ -7,10 +7,10 @@ from concurrent.futures import ThreadPoolExecutor
 from openai_stub import StubServer, completion
 
 from fidelity.cluster.single_flight import OncePerRequest
-from fidelity.config import ModelsConfig
-from fidelity.llm import ModelClient
-from fidelity.llm.messages import user
-from fidelity.store import RunStore
+from fidelity.core.config import ModelsConfig
+from fidelity.core.llm import ModelClient
+from fidelity.core.llm.messages import user
+from fidelity.core.store import RunStore
 
 
 def slow_reply(body: dict) -> dict:

@@ -11,10 +11,11 @@ import docx
 import pytest
 
 from extractors import extract
-from extractors.views import View, placed_ids, render
-from fidelity.hashing import file_sha256
-from fidelity.model import TAXONOMY, Document
-from fidelity.text import normalize
+from fidelity.core.apps import TAXONOMY
+from fidelity.core.document import Document
+from fidelity.core.hashing import file_sha256
+from fidelity.core.text import normalize
+from fidelity.core.views import View, placed_ids, view_context
 
 # MANIFEST.tsv tags -> the taxonomy category they should produce.
 TAG_CATEGORY = {
@@ -116,7 +117,7 @@ def test_notes_are_placed_in_the_body(corpus: Path, media_root: Path) -> None:
     endnote = document.artifact("en-1")
     assert footnote.facts["text"] == "My note."
     assert endnote.kind == "endnote"
-    full = render(document, View("full")).text
+    full = view_context(document, View("full")).text
     assert "My note." in full
     assert footnote.facts["passage"].endswith("Test footnote.")
 
@@ -162,7 +163,7 @@ def test_textbox_is_not_duplicated_from_fallback(corpus: Path, media_root: Path)
     document = load(corpus / "word" / "Comment015.docx", media_root)
     boxes = _by_kind(document, "textbox")
     assert [box.facts["text"] for box in boxes] == ["TextFrame Story"]
-    full = render(document, View("full")).text
+    full = view_context(document, View("full")).text
     assert full.count("TextFrame Story") == 1
 
 
@@ -173,12 +174,14 @@ def test_view_without_an_artifact_does_not_contain_it(corpus: Path, media_root: 
         document = load(corpus / row["path"], media_root)
         texts = {a.id: normalize(re.sub(r"⟦[^⟧]*⟧", " ", a.text)) for a in document.artifacts}
         body = normalize(re.sub(r"⟦[^⟧]*⟧", " ", document.body))
-        full = normalize(render(document, View("full")).text)
+        full = normalize(view_context(document, View("full")).text)
         for artifact in document.artifacts:
             content = texts[artifact.id]
             if len(content) < 12:
                 continue
-            view = normalize(render(document, View("x", exclude=frozenset({artifact.id}))).text)
+            view = normalize(
+                view_context(document, View("x", exclude=frozenset({artifact.id}))).text
+            )
             if content not in view:
                 continue
             elsewhere = (

@@ -16,11 +16,12 @@ import pytest
 from worker_tasks import MEMORY_CAP, misbehave
 
 from fidelity.cli import main
-from fidelity.config import Config
-from fidelity.executor import ProcessExecutor
+from fidelity.core.config import Config
+from fidelity.core.executor import ProcessExecutor
+from fidelity.core.store import open_store
 from fidelity.outlock import OutputBusy, output_lock
 from fidelity.outputs import write_outputs
-from fidelity.pipeline import open_store, store_result
+from fidelity.pipeline import store_result
 from fidelity.regen import regen
 from ingest.analyze import FileRecord
 

@@ -16,7 +16,7 @@ from hostile_packages import (
     zeros_stream,
 )
 
-from fidelity.xmlsafe import Package, UnsafePackage, parse_xml
+from fidelity.core.xmlsafe import Package, UnsafePackage, parse_xml
 from ingest.sniff import sniff
 
 CODES = {

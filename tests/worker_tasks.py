@@ -6,7 +6,7 @@ import os
 import signal
 import time
 
-from fidelity.executor import Progress
+from fidelity.core.executor import Progress
 
 MEMORY_CAP = 1024**3
 

@@ -1,6 +1,6 @@
 """`RayExecutor`: the build's per-file tasks as Ray tasks, results in input order, limits kept.
 
-It implements `fidelity.executor.Executor`. At most `in_flight` tasks are
+It implements `fidelity.core.executor.Executor`. At most `in_flight` tasks are
 submitted at a time (ray.wait on the oldest one is the back-pressure), so the
 driver's memory does not grow with the pool; results are yielded in input order
 for the driver to store. The per-file contract of the local executor holds: an
@@ -39,7 +39,7 @@ from fidelity.cluster.shipping import (
     scratch_root,
     with_services,
 )
-from fidelity.executor import (
+from fidelity.core.executor import (
     Failure,
     Progress,
     TaskResult,

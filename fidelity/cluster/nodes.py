@@ -2,7 +2,7 @@
 
 Each node runs a `NodeServices` actor pinned to it (NodeAffinitySchedulingStrategy,
 no CPU reserved). It serves, on the node's 127.0.0.1, the same manager interface
-the local worker processes use (`fidelity.services`): the node's converter (its
+the local worker processes use (`fidelity.core.services`): the node's converter (its
 unoservers start on the first conversion; a node without LibreOffice reports
 itself unavailable, so its conversions are skipped with that reason) and the
 model client, relayed to the one ModelClient in the driver, so the cache, the
@@ -24,9 +24,9 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from fidelity.cluster.pictures import PictureRelay
 from fidelity.cluster.shipping import scratch_root
-from fidelity.config import ModelsConfig
-from fidelity.services import Endpoint, RemoteModelClient, ServiceHost
-from fidelity.workers import MAX_AUTO_SERVERS
+from fidelity.core.config import ModelsConfig
+from fidelity.core.services import Endpoint, RemoteModelClient, ServiceHost
+from ingest.settings import MAX_AUTO_SERVERS
 from ingest.unoserver_pool import Converter
 
 ACTOR_PREFIX = "fidelity-node-"

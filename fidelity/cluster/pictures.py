@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from fidelity.llm.client import Reply
+from fidelity.core.llm.client import Reply
 
 Message = dict[str, Any]
 DATA = "data"  # the key of a picture part that carries its bytes (base64)

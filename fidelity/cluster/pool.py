@@ -1,6 +1,6 @@
 """Open the Ray side of a build: connect (or start a local Ray), node services, the executor.
 
-`open_ray_workers` is the Ray counterpart of `fidelity.workers.open_workers`:
+`open_ray_workers` is the Ray counterpart of `fidelity.core.workers.open_workers`:
 it yields a `WorkerPool` whose executor runs per-file tasks as Ray tasks. The
 driver keeps the one ModelClient and serves it (models only) to the nodes' relays;
 on a cluster that is a port on the driver's address as Ray knows it, guarded by a
@@ -19,10 +19,10 @@ import ray
 from fidelity.cluster.executor import RayExecutor
 from fidelity.cluster.nodes import NodeActors, NodeSetup
 from fidelity.cluster.single_flight import OncePerRequest
-from fidelity.config import Config
-from fidelity.llm import ModelClient
-from fidelity.services import ServiceHost
-from fidelity.workers import WorkerPool
+from fidelity.core.config import Config
+from fidelity.core.llm import ModelClient
+from fidelity.core.services import ServiceHost
+from fidelity.core.workers import WorkerPool
 from ingest.settings import IngestSettings
 from ingest.unoserver_pool import Converter
 

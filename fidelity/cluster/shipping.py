@@ -18,8 +18,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from fidelity.core.services import Endpoint
 from fidelity.filework import FileWork
-from fidelity.services import Endpoint
 from ingest.analyze import AnalysisWork, FileRecord
 
 Files = dict[str, bytes]

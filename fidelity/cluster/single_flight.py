@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from fidelity.cluster.pictures import store_pictures
-from fidelity.llm.client import ModelClient, Reply
+from fidelity.core.llm.client import ModelClient, Reply
 
 
 def request_key(

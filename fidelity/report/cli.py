@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from fidelity.config import Config
-from fidelity.pipeline import STORE_NAME, open_store
+from fidelity.core.config import Config
+from fidelity.core.store import STORE_NAME, open_store
 from fidelity.report.page import write_report
 
 

@@ -10,10 +10,10 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
-from fidelity.config import CoverageConfig
+from fidelity.core.config import CoverageConfig
+from fidelity.core.store import RunStore
 from fidelity.report import sections
 from fidelity.report.questions import collect
-from fidelity.store import RunStore
 
 REPORT_NAME = "report.html"
 PAGE_SIZE = 50

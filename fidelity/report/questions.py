@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fidelity.model import Artifact, Candidate, Decision, Document
-from fidelity.store import RunStore
+from fidelity.core.apps import APPLICATIONS
+from fidelity.core.document import Artifact, Candidate, Decision, Document
+from fidelity.core.store import RunStore
 
 QUESTION_FIELDS = (
     "id file app category artifact question answer status rejected_by reason checks "
@@ -78,7 +79,7 @@ def _clip(text: str, limit: int) -> str:
 def rendered_slide(out: Path, document: Document, artifact: Artifact) -> str | None:
     """The rendered picture of the slide a PowerPoint artifact sits on, if the run made one."""
     match = SLIDE_LOCATOR.match(artifact.locator)
-    if document.app != "powerpoint" or match is None:
+    if not APPLICATIONS[document.app].slide_images or match is None:
         return None
     relative = f"media/{document.sha256[:16]}/slide-{int(match.group(1)):03d}.png"
     return relative if (out / relative).is_file() else None

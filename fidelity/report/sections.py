@@ -12,14 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fidelity import coverage
-from fidelity.config import SIZE_BUCKETS, CoverageConfig
-from fidelity.llm.accounting import USAGE_FILE
-from fidelity.model import TAXONOMY
+from fidelity import coverage, funnel
+from fidelity.core.apps import APPLICATIONS, TAXONOMY
+from fidelity.core.config import SIZE_BUCKETS, CoverageConfig
+from fidelity.core.llm.accounting import USAGE_FILE
+from fidelity.core.store import RunStore
 from fidelity.report.charts import BarChart, Heatmap, bars, heatmap
 from fidelity.report.questions import QuestionTable
-from fidelity.store import RunStore
-from filters import funnel
 
 BUCKETS = (*SIZE_BUCKETS, coverage.NO_BUCKET)
 
@@ -238,7 +237,7 @@ def files_section(store: RunStore, out: Path, table: QuestionTable) -> FilesSect
         conversions=[row for row in rows if row["converted_from"]],
         buckets=[(app, unit, counts) for (app, unit), counts in sorted(buckets.items())],
         ranking=sorted(
-            (row for row in rows if row["app"] == "word" and row["rank"] is not None),
+            (row for row in rows if row["rank"] is not None and APPLICATIONS[row["app"]].ranked),
             key=lambda row: row["rank"],
         ),
     )

@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from fidelity.config import Config
-from fidelity.pipeline import STORE_NAME
+from fidelity.core.config import Config
+from fidelity.core.store import STORE_NAME
 from fidelity.review.formats import FORMATS
 from fidelity.review.labels import ReviewFileError
 from fidelity.review.roundtrip import export_review, import_review

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fidelity import coverage
-from fidelity.config import Config
-from fidelity.model import Artifact, Candidate, Document, Probe
+from fidelity.core.config import Config
+from fidelity.core.document import Artifact, Candidate, Document, Probe
+from fidelity.core.store import RunStore
 from fidelity.outputs import write_outputs
 from fidelity.pipeline import default_stages, filter_candidates, store_outcomes
 from fidelity.review.items import HandItem
-from fidelity.store import RunStore
 
 GENERATOR = "human"
 STORED = "already stored"

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fidelity.model import Candidate
+from fidelity.core.document import Candidate
+from fidelity.core.store import RunStore
 from fidelity.outputs import candidate_row
 from fidelity.review.resolve import Resolution
 from fidelity.review.tasks import Task
-from fidelity.store import RunStore
 
 
 def drop_reason(resolution: Resolution, min_quality: float) -> str:

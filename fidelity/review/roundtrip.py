@@ -15,8 +15,8 @@ import json
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from fidelity.config import Config
-from fidelity.pipeline import open_store
+from fidelity.core.config import Config
+from fidelity.core.store import open_store
 from fidelity.review import curated, formats
 from fidelity.review.agreement import FieldAgreement, agreement
 from fidelity.review.calibration import Calibration, calibrate

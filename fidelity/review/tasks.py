@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fidelity.model import KEPT_STATUSES, Artifact, Candidate, Decision, Document
-from fidelity.store import RunStore
+from fidelity.core.apps import APPLICATIONS
+from fidelity.core.document import KEPT_STATUSES, Artifact, Candidate, Decision, Document
+from fidelity.core.store import RunStore
 
 SLIDE = re.compile(r"\bslide (\d+)\b")
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
@@ -94,7 +95,7 @@ def _image(document: Document, artifact: Artifact) -> tuple[str | None, str | No
     if artifact.media and artifact.modality == "visual":
         return artifact.media, "image"
     match = SLIDE.search(artifact.locator)
-    if document.app == "powerpoint" and match:
+    if APPLICATIONS[document.app].slide_images and match:
         for other in document.artifacts:
             if other.kind == "slide-render" and other.facts.get("slide") == int(match.group(1)):
                 return other.media, "slide"

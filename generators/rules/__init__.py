@@ -6,21 +6,13 @@ import hashlib
 import importlib
 import re
 
-from fidelity.model import Candidate, Document
+from fidelity.core.apps import APPLICATIONS
+from fidelity.core.document import Candidate, Document
 from generators.rules.common import Rule, cap, widened
-
-GENERATOR = "rules"
-VERSION = "1"
 
 # At most this many candidates of one question type per document (a workbook with 400
 # defined names must not flood the set); the kept ones are a stable hash sample.
 PER_TYPE = 8
-
-RULE_MODULES = {
-    "word": "generators.rules.word",
-    "excel": "generators.rules.excel",
-    "powerpoint": "generators.rules.powerpoint",
-}
 
 
 def generate(document: Document, widen: int = 1) -> list[Candidate]:
@@ -29,7 +21,7 @@ def generate(document: Document, widen: int = 1) -> list[Candidate]:
     `widen` multiplies the per-artifact caps (table cells, cloze sentences) and the
     per-type cap, so a regeneration pass can draw candidates beyond the ones a build makes.
     """
-    module = importlib.import_module(RULE_MODULES[document.app])
+    module = importlib.import_module(APPLICATIONS[document.app].rules)
     rules: dict[str, Rule] = module.RULES
     out: list[Candidate] = []
     seen: set[str] = set()

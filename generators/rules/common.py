@@ -13,9 +13,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from extractors.chart import formatted_points
-from fidelity.model import Artifact, Candidate, Document
-from fidelity.text import normalize
+from fidelity.core.document import Artifact, Candidate, Document
+from fidelity.core.text import normalize
 from generators.draft import candidate, quote
 
 Rule = Callable[[Document, Artifact], list[Candidate]]
@@ -408,7 +407,7 @@ def chart_questions(document: Document, artifact: Artifact) -> list[Candidate]:
             )
         )
     for series in facts.get("series", [])[:1]:
-        points = [(c, v) for c, v in formatted_points(series) if c and v and c != v]
+        points = [(c, v) for c, v in series.get("points", []) if c and v and c != v]
         if not points or not series.get("name"):
             continue
         category, value = points[pick(artifact.id, len(points))]
@@ -430,7 +429,7 @@ def chart_extremes(document: Document, artifact: Artifact, name: str) -> list[Ca
     """Which category holds the highest (or lowest) value of a chart's first named series,
     and that value; a tie makes the question ambiguous and skips it."""
     for series in artifact.facts.get("series", [])[:1]:
-        shown = formatted_points(series)
+        shown = [(c, v) for c, v in series.get("points", [])]
         raw = [v for v in series.get("values", []) if v is not None]
         if not series.get("name") or len(shown) < 3 or len(raw) != len(shown):
             continue

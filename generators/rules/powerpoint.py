@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import re
 
-from extractors.powerpoint_smartart import LAYOUT_NAMES
-from extractors.powerpoint_xml import PRESET_NAMES
-from fidelity.model import Artifact, Candidate, Document
-from fidelity.text import normalize
+from fidelity.core.document import Artifact, Candidate, Document
+from fidelity.core.office_names import LAYOUT_NAMES, PRESET_NAMES
+from fidelity.core.text import normalize
 from generators.draft import candidate, quote
 from generators.rules.common import (
     Rule,

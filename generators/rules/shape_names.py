@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fidelity.model import Document
+from fidelity.core.document import Document
 from generators.draft import quote
 
 TEXT_KINDS = ("slide-text", "shape-text")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from fidelity.model import Artifact, Candidate, Document
+from fidelity.core.document import Artifact, Candidate, Document
 from generators.draft import candidate, quote
 from generators.rules.common import (
     ORDINAL_WORDS,

@@ -19,14 +19,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from multiprocessing.managers import BaseManager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from fidelity.config import ModelsConfig
-from fidelity.llm.client import ModelClient, Reply, concurrent_map
-from fidelity.llm.images import ImageLoader
-from ingest.unoserver_pool import Converter
+from fidelity.core.config import ModelsConfig
+from fidelity.core.llm.client import ModelClient, Reply, concurrent_map
+from fidelity.core.llm.images import ImageLoader
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -43,6 +42,19 @@ class Endpoint:
     authkey: bytes
     converter: bool
     models: bool
+
+
+class Converter(Protocol):
+    """A LibreOffice converter: ingest's servers in the driver, `RemoteConverter` in a worker."""
+
+    @property
+    def available(self) -> bool: ...
+
+    def convert(
+        self, source: bytes | Path, to: str, filter_options: Sequence[str] = ()
+    ) -> bytes: ...
+
+    def to_pdf(self, source: bytes | Path, app: str) -> bytes: ...
 
 
 class ConverterService:

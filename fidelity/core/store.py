@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from fidelity.model import Candidate, Decision, Document
+from fidelity.core.document import Candidate, Decision, Document
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS files (
@@ -60,6 +60,9 @@ CREATE TABLE IF NOT EXISTS meta (
     value TEXT NOT NULL
 );
 """
+
+
+STORE_NAME = "run.sqlite"
 
 
 class RunStore:
@@ -295,3 +298,8 @@ class RunStore:
             "SELECT stage, model, usage FROM model_calls WHERE response != '' ORDER BY key"
         ).fetchall()
         return [(stage, model, json.loads(usage)) for stage, model, usage in rows]
+
+
+def open_store(out: Path) -> RunStore:
+    """The run store of the output folder `out`."""
+    return RunStore(out / STORE_NAME)

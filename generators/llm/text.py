@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from fidelity.config import GenerationBudget
-from fidelity.llm import ModelClient
-from fidelity.model import Artifact, Candidate, Document
-from fidelity.text import normalize
-from generators.model.common import (
+from fidelity.core.config import GenerationBudget
+from fidelity.core.document import Artifact, Candidate, Document
+from fidelity.core.llm import ModelClient
+from fidelity.core.prompt import load
+from fidelity.core.text import normalize
+from generators.llm.common import (
     DraftingGenerator,
     anchor_for,
     grounded,
@@ -19,7 +20,6 @@ from generators.model.common import (
     spread,
     word_count,
 )
-from generators.model.prompt import load
 
 MAX_CHUNK_CHARS = 12_000
 STYLES = {

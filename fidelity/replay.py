@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fidelity.config import Config, FilterSettings, ModelsConfig
-from fidelity.llm import ModelClient
-from fidelity.model import Candidate, Decision
+from fidelity.core.config import Config, FilterSettings, ModelsConfig
+from fidelity.core.document import Candidate, Decision
+from fidelity.core.llm import ModelClient
+from fidelity.core.store import RunStore
 from fidelity.pipeline import Stages, dedup_decisions, dedup_scope, filter_candidates, model_filters
-from fidelity.store import RunStore
 from filters import dedup
 
 COMPARED = ("check", "view", "context_hash", "answered", "match", "verdict", "model_call")

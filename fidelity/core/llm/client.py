@@ -27,12 +27,12 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from fidelity.config import ModelsConfig
-from fidelity.llm import structured
-from fidelity.llm.accounting import Accounting, usage_of
-from fidelity.llm.images import ImageLoader, ImageUnavailable
-from fidelity.llm.messages import Message, assistant, call_key, keyed, recorded, user, wire
-from fidelity.store import RunStore
+from fidelity.core.config import ModelsConfig
+from fidelity.core.llm import structured
+from fidelity.core.llm.accounting import Accounting, usage_of
+from fidelity.core.llm.images import ImageLoader, ImageUnavailable
+from fidelity.core.llm.messages import Message, assistant, call_key, keyed, recorded, user, wire
+from fidelity.core.store import RunStore
 
 ROLE_STAGE = {"generator": "generate", "answerer": "filter", "judge": "filter", "grader": "grade"}
 MAX_RETRY_AFTER = 600.0
@@ -64,7 +64,7 @@ class Reply:
 
 
 class Collector(Protocol):
-    """Takes calls instead of sending them (batch mode, see fidelity.llm.batch)."""
+    """Takes calls instead of sending them (batch mode, see fidelity.core.llm.batch)."""
 
     def accepts(self, stage: str) -> bool: ...
 

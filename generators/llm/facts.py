@@ -13,10 +13,12 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from fidelity.model import TAXONOMY, Artifact, Candidate, Document
-from fidelity.text import normalize
+from fidelity.core.apps import APPLICATIONS, TAXONOMY
+from fidelity.core.document import Artifact, Candidate, Document
+from fidelity.core.prompt import load
+from fidelity.core.text import normalize
 from generators.draft import quote
-from generators.model.common import (
+from generators.llm.common import (
     BOOLEAN_ANSWERS,
     DraftingGenerator,
     anchor_for,
@@ -26,10 +28,8 @@ from generators.model.common import (
     provenance,
     spread,
 )
-from generators.model.prompt import load
 
 FACT_CHARS = 400
-YES_NO_FORBIDDEN = frozenset({"word"})  # its prompt asks for values, never yes or no
 
 
 class FactQuestion(BaseModel):
@@ -154,7 +154,7 @@ class FactsGenerator(DraftingGenerator):
             return "incomplete draft"
         if left[artifact.category] <= 0:
             return f"over the {artifact.category} quota"
-        if app in YES_NO_FORBIDDEN and normalize(item.value) in BOOLEAN_ANSWERS:
+        if not APPLICATIONS[app].yes_no_facts and normalize(item.value) in BOOLEAN_ANSWERS:
             return "a yes/no question (a coin toss for a model that guesses)"
         source = f"{artifact.text}\n{facts_text(artifact)}"
         if normalize(item.value) not in BOOLEAN_ANSWERS and not grounded(item.value, source):

@@ -6,11 +6,20 @@ Every stage reads and writes these; nothing else defines them.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 
-App = Literal["word", "excel", "powerpoint"]
+from fidelity.core.apps import APPLICATIONS
+
+
+def _known_app(name: str) -> str:
+    if name not in APPLICATIONS:
+        raise ValueError(f"unknown application {name!r} (one of {', '.join(APPLICATIONS)})")
+    return name
+
+
+App = Annotated[str, AfterValidator(_known_app)]
 
 # How the groundedness filter ablates an artifact (DESIGN.md, "Ablation per category").
 Modality = Literal["text", "table", "visual", "element"]
@@ -19,63 +28,6 @@ Verdict = Literal["pass", "fail", "unverified", "skipped"]
 # Candidate statuses that put a question in the output; `incomplete` (a model check did
 # not run) and `rejected` do not.
 KEPT_STATUSES = ("kept", "unverified")
-
-TAXONOMY: dict[str, tuple[str, ...]] = {
-    "word": (
-        "Text",
-        "Table",
-        "Font",
-        "Layout",
-        "Hyperlink",
-        "Metadata",
-        "Footnote",
-        "Highlight",
-        "Footer",
-        "Comment",
-        "Header",
-        "Equation",
-        "Strikeout",
-        "Textbox",
-        "Video",
-        "Image",
-        "Chart",
-    ),
-    "excel": (
-        "TLR",
-        "Table",
-        "Unstructured",
-        "Formula",
-        "Sheet",
-        "Chart",
-        "Image",
-        "PivotTable",
-        "Shape",
-        "Other",
-    ),
-    "powerpoint": (
-        "Slide Text",
-        "Position/Association/Grouping",
-        "Tables/Values",
-        "Image",
-        "Chart",
-        "Text Highlight",
-        "Shape/Text",
-        "Equation/Symbol",
-        "Hyperlink",
-        "Header/Footer/SlideNum/DateTime",
-        "Slide Note",
-        "Language",
-        "Metadata",
-        "Shapes/Type & Color",
-        "Ink",
-        "Tables/Cell color coding",
-        "SmartArt/Type & Text",
-        "SmartArt/Semantics",
-        "Slide Properties - Hidden",
-        "Animations",
-        "Section",
-    ),
-}
 
 
 def placeholder_for(artifact_id: str) -> str:

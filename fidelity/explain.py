@@ -4,7 +4,7 @@ The same printing serves offline and model runs: per check the view, the context
 (hash and size, retrievable from the store), what the rule or model answered, how it
 was matched, the verdict and reason, and the model calls behind it. `--diff` adds what
 each ablation view removed from (or put in place of) the full document; `--replay`
-re-runs the filters from the stored document and recorded calls (filters.replay).
+re-runs the filters from the stored document and recorded calls (fidelity.replay).
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import difflib
 from collections.abc import Callable
 from pathlib import Path
 
-from extractors.views import View, render
-from fidelity.config import Config
-from fidelity.model import Candidate, Decision, Document
-from fidelity.store import RunStore
-from filters.replay import replay_file
+from fidelity.core.config import Config
+from fidelity.core.document import Candidate, Decision, Document
+from fidelity.core.store import RunStore
+from fidelity.core.views import View, view_context
+from fidelity.replay import replay_file
 
 DIFF_LINES = 12
 SHOWN_CHARS = 160
@@ -42,7 +42,7 @@ def explain(
         say(f"no candidate {question} stored for this file")
         return 1
     document = store.document(file_sha)
-    full = render(document, View("full")).text if diff and document else ""
+    full = view_context(document, View("full")).text if diff and document else ""
     diffs: dict[str, list[str]] = {}
     for candidate, status, rejected_by, reason in rows:
         _candidate(say, candidate, status, document)

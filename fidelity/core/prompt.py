@@ -1,4 +1,4 @@
-"""Versioned prompt files: generators/prompts/<name>.md with a front matter and two turns.
+"""Versioned prompt files: fidelity/core/prompts/<name>.md with a front matter and two turns.
 
     ---
     name: text-questions
@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from fidelity.llm.messages import Message, system, user
+from fidelity.core.llm.messages import Message, system, user
 
-PROMPT_DIR = Path(__file__).resolve().parent.parent / "prompts"
+PROMPT_DIR = Path(__file__).resolve().parent / "prompts"
 _SLOT = re.compile(r"\{\{(\w+)\}\}")
 
 

@@ -2,7 +2,7 @@
 
 Parsing never expands entities, never reaches the network and refuses DTDs; every
 parse error (libxml2's own guards included) becomes an `UnsafePackage` with a
-reason code. Zip entries are checked against the limits of fidelity/zipcheck.py
+reason code. Zip entries are checked against the limits of fidelity/core/zipcheck.py
 when a package is opened, and members are read in bounded chunks.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from fidelity.zipcheck import CHUNK, MAX_PART_BYTES, UnsafePackage, check_entries
+from fidelity.core.zipcheck import CHUNK, MAX_PART_BYTES, UnsafePackage, check_entries
 
 __all__ = ["MAX_PART_BYTES", "Package", "UnsafePackage", "parse_xml"]
 # What reading a damaged member raises (zipfile, zlib, a truncated file, an odd method).

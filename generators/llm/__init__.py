@@ -10,15 +10,15 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from fidelity.config import ModelsConfig
-from fidelity.llm import ModelClient
-from fidelity.model import Candidate, Document
+from fidelity.core.config import ModelsConfig
+from fidelity.core.document import Candidate, Document
+from fidelity.core.llm import ModelClient
 from generators import rules
-from generators.model.common import ModelGenerator
-from generators.model.facts import FactsGenerator
-from generators.model.table import TableGenerator
-from generators.model.text import TextGenerator
-from generators.model.visual import VisualGenerator
+from generators.llm.common import ModelGenerator
+from generators.llm.facts import FactsGenerator
+from generators.llm.table import TableGenerator
+from generators.llm.text import TextGenerator
+from generators.llm.visual import VisualGenerator
 
 GENERATORS: dict[str, type[ModelGenerator]] = {
     "text": TextGenerator,

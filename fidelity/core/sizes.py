@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-UNITS = {"word": "pages", "excel": "sheets", "powerpoint": "slides"}
-# Upper bounds of Small and Medium per application (Long is above the second).
-BUCKETS = {"word": (10, 30), "powerpoint": (10, 30), "excel": (3, 8)}
+from fidelity.core.apps import APPLICATIONS
 
 
 def bucket(app: str, count: int | None) -> str | None:
     if count is None:
         return None
-    small, medium = BUCKETS[app]
+    small, medium = APPLICATIONS[app].size_buckets
     return "Small" if count <= small else "Medium" if count <= medium else "Long"
 
 
 def size_metadata(app: str, count: int | None, source: str, **extra: object) -> dict[str, object]:
     """{"unit", "count", "source", "bucket", ...} for one file."""
     return {
-        "unit": UNITS[app],
+        "unit": APPLICATIONS[app].size_unit,
         "count": count,
         "source": source,
         "bucket": bucket(app, count),

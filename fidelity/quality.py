@@ -15,8 +15,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from fidelity.model import TAXONOMY, Candidate
-from fidelity.store import RunStore
+from fidelity.core.apps import TAXONOMY
+from fidelity.core.document import Candidate
+from fidelity.core.store import RunStore
 from filters import answerable, dedup, guessability
 
 SEED = 12

@@ -10,11 +10,12 @@ import re
 
 from pydantic import BaseModel
 
-from extractors.views import View, placed_ids, render
-from fidelity.config import GenerationBudget
-from fidelity.llm import ModelClient
-from fidelity.model import Artifact, Candidate, Document
-from generators.model.common import (
+from fidelity.core.config import GenerationBudget
+from fidelity.core.document import Artifact, Candidate, Document
+from fidelity.core.llm import ModelClient
+from fidelity.core.prompt import load
+from fidelity.core.views import View, placed_ids, view_context
+from generators.llm.common import (
     DraftingGenerator,
     anchor_for,
     expanded,
@@ -22,7 +23,6 @@ from generators.model.common import (
     plain,
     provenance,
 )
-from generators.model.prompt import load
 
 TARGET = "[[TARGET TABLE]]"
 OTHER = "[[another table]]"
@@ -74,7 +74,7 @@ def narrative(document: Document, artifact: Artifact, window: int = WINDOW) -> s
             a.id for a in document.artifacts if a.group == artifact.group and a.id not in placed
         )
         view = View("table-context", include_only=group | placed)
-    text = render(marked, view).text
+    text = view_context(marked, view).text
     at = text.find(TARGET)
     if at < 0:
         where = artifact.group or artifact.locator

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from fidelity.model import TAXONOMY
-from fidelity.store import RunStore
+from fidelity.core.apps import TAXONOMY
+from fidelity.core.store import RunStore
 from filters import answerable, dedup, grading, guessability
 
 STAGES = (guessability.CHECK, "no-context", "ablation", answerable.PREFIX, "grade", "dedup")

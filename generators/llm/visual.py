@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from fidelity.config import GenerationBudget
-from fidelity.llm import ModelClient
-from fidelity.model import Artifact, Candidate, Document
-from fidelity.text import content_tokens, tokens
-from generators.model.common import (
+from fidelity.core.config import GenerationBudget
+from fidelity.core.document import Artifact, Candidate, Document
+from fidelity.core.llm import ModelClient
+from fidelity.core.prompt import load
+from fidelity.core.text import content_tokens, tokens
+from generators.llm.common import (
     DraftingGenerator,
     grounded,
     plain,
@@ -21,7 +22,6 @@ from generators.model.common import (
     spread,
     word_count,
 )
-from generators.model.prompt import load
 
 MIN_DESCRIPTION_WORDS = 5
 MAX_DESCRIPTION_CHARS = 6_000

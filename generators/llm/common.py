@@ -7,13 +7,13 @@ import re
 from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar
 
-from extractors.views import PLACEHOLDER
-from fidelity.config import GenerationBudget
-from fidelity.llm import ModelClient
-from fidelity.model import Artifact, Candidate, Document
-from fidelity.text import content_tokens, normalize, tokens
+from fidelity.core.config import GenerationBudget
+from fidelity.core.document import Artifact, Candidate, Document
+from fidelity.core.llm import ModelClient
+from fidelity.core.prompt import Prompt
+from fidelity.core.text import content_tokens, normalize, tokens
+from fidelity.core.views import PLACEHOLDER
 from generators.draft import candidate
-from generators.model.prompt import Prompt
 
 MAX_NESTING = 8
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from fidelity.model import TAXONOMY
+from fidelity.core.apps import TAXONOMY
 
 DEFAULT_TYPE_PRIORITY = {"Font": 0.3, "Layout": 0.5, "Language": 0.5, "Metadata": 0.7}
 

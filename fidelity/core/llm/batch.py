@@ -19,8 +19,8 @@ from typing import Any
 
 import openai
 
-from fidelity.llm.accounting import usage_of
-from fidelity.llm.client import ModelClient
+from fidelity.core.llm.accounting import usage_of
+from fidelity.core.llm.client import ModelClient
 
 META_KEY = "llm:batch"
 ENDPOINT = "/v1/chat/completions"

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from fidelity.llm.images import ImageLoader
+from fidelity.core.llm.images import ImageLoader
 
 Message = dict[str, Any]
 

@@ -1,0 +1,1 @@
+"""The ground every stage stands on: data model, store, config, LLM client, views, prompts."""

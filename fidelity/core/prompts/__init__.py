@@ -1,0 +1,1 @@
+"""Versioned prompt files of the LLM generators and checks, read by fidelity.core.prompt."""

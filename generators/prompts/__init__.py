@@ -1,1 +1,0 @@
-"""Versioned prompt files of the model generators, read by generators.model.prompt."""
