@@ -39,7 +39,7 @@ def parse_every_part(files: list[Path]) -> int:
 def run_extract(files: list[Path], media: Path) -> None:
     sink = io.StringIO()
     with contextlib.redirect_stdout(sink):
-        fidelity(["extract", *map(str, files), "--json", "--media-dir", str(media)])
+        fidelity(["extract", *map(str, files), "--json", "--media", str(media)])
 
 
 def timed(action, repeat: int) -> float:

@@ -9,8 +9,9 @@ import pytest
 from openpyxl import Workbook
 from openpyxl.styles import Border, Font, PatternFill, Side
 
-from extractors import ExtractionError, excel_sheet
-from extractors.excel import extract
+from extractors import ExtractionError
+from extractors import extract_file as extract
+from extractors.excel import sheet as excel_sheet
 from extractors.excel_views import sheet_only, values_only
 from extractors.views import View, named_views, render
 from fidelity.model import TAXONOMY, Document

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from extractors.excel import extract
+from extractors import extract_file as extract
 from extractors.views import View, render
 from fidelity.model import Document
 from filters import leakage

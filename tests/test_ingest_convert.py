@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from extractors import extract
+from extractors import extract_file as extract
 from fidelity.config import Config
 from fidelity.model import Document
 from ingest.corpus import ingest_corpus

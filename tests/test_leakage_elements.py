@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from extractors import extract
+from extractors import extract_file as extract
 from extractors.views import render
 from fidelity.model import Candidate, Document
 from filters import leakage

@@ -11,8 +11,8 @@ from pptx import Presentation
 from pptx.util import Inches
 
 from extractors import ExtractionError
-from extractors import extract as extract_any
-from extractors.powerpoint import extract
+from extractors import extract_file as extract
+from extractors import extract_file as extract_any
 from extractors.powerpoint_views import deck_views, without_shape
 from extractors.views import PLACEHOLDER, View, placed_ids, render
 from fidelity.model import TAXONOMY, Artifact, Document

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from extractors import powerpoint
+from extractors import extract_file
 from extractors.powerpoint_views import deck_views
 from extractors.rendering import PdfRenderer, Renderers, pdf_to_pngs
 from extractors.views import render
@@ -31,7 +31,7 @@ def pdf(pages: int) -> bytes:
 
 def load(media: Path, slides: PdfRenderer | None = None) -> Document:
     document = Document(sha256="3" * 64, app="powerpoint", format="pptx", source=str(FIXTURE))
-    return powerpoint.extract(FIXTURE, document, media, Renderers(slides=slides))
+    return extract_file(FIXTURE, document, media, Renderers(slides=slides))
 
 
 @needs_poppler

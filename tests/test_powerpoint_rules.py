@@ -9,7 +9,7 @@ from pptx import Presentation
 from pptx.enum.shapes import MSO_SHAPE
 from pptx.util import Inches
 
-from extractors.powerpoint import extract
+from extractors import extract_file as extract
 from extractors.views import View, render
 from fidelity.model import TAXONOMY, Candidate, Document
 from filters import leakage

@@ -10,7 +10,7 @@ import docx
 import pptx
 import pytest
 
-from extractors.ooxml_props import metadata_artifacts
+from extractors.ooxml.props import metadata_artifacts
 from fidelity.model import Artifact, Document
 from fidelity.xmlsafe import Package
 from generators.rules import common, powerpoint, word

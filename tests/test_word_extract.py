@@ -10,7 +10,7 @@ from pathlib import Path
 import docx
 import pytest
 
-from extractors import extract
+from extractors import extract_file as extract
 from extractors.views import View, placed_ids, render
 from fidelity.hashing import file_sha256
 from fidelity.model import TAXONOMY, Document

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from extractors.chart import formatted_points
+from extractors.ooxml.chart import formatted_points
 from fidelity.model import Artifact, Candidate, Document
 from fidelity.text import normalize
 from generators.draft import candidate, quote

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from extractors.powerpoint_xml import PRESET_NAMES
+from extractors.ooxml.namespaces import PRESET_NAMES
 from fidelity.model import Artifact, Candidate, Document
 from generators.draft import candidate, quote
 from generators.rules.common import (

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from extractors.powerpoint_smartart import LAYOUT_NAMES
-from extractors.powerpoint_xml import PRESET_NAMES
+from extractors.ooxml.namespaces import PRESET_NAMES
+from extractors.powerpoint.smartart import LAYOUT_NAMES
 from fidelity.model import Artifact, Candidate, Document
 from fidelity.text import normalize
 from generators.draft import candidate, quote

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from extractors.powerpoint_xml import local, p
+from extractors.ooxml.namespaces import local, p
 
 CLASSES = {
     "entr": "entrance",

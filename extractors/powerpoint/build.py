@@ -1,13 +1,11 @@
-"""Artifact bookkeeping for the PowerPoint extractor: stable ids, placeholders, media files."""
+"""Artifact bookkeeping for the PowerPoint extractor: stable ids and placeholders."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from fidelity.hashing import IdMaker
 from fidelity.model import Artifact, Modality, placeholder_for
-from fidelity.xmlsafe import Package
 
 CATEGORY_OF_KIND = {
     "slide-text": "Slide Text",
@@ -50,8 +48,8 @@ MODALITY_OF_KIND: dict[str, Modality] = {
 class Builder:
     """Creates artifacts with ids derived from the deck's structure (slide id, shape id…)."""
 
-    def __init__(self) -> None:
-        self.ids = IdMaker()
+    def __init__(self, ids: IdMaker) -> None:
+        self.ids = ids
         self.artifacts: list[Artifact] = []
 
     def add(
@@ -76,27 +74,3 @@ class Builder:
         )
         self.artifacts.append(artifact)
         return artifact
-
-
-class MediaWriter:
-    """Copies package parts (pictures) into the document's media folder, once each."""
-
-    def __init__(self, package: Package, media_dir: Path) -> None:
-        self.package = package
-        self.media_dir = media_dir
-        self.written: dict[str, str] = {}
-
-    def relative(self, name: str) -> str:
-        """A media path relative to the output folder that holds the media folder."""
-        return f"{self.media_dir.parent.name}/{self.media_dir.name}/{name}"
-
-    def save(self, part: str) -> str | None:
-        if part in self.written:
-            return self.written[part]
-        if not self.package.has(part):
-            return None
-        self.media_dir.mkdir(parents=True, exist_ok=True)
-        name = part.replace("/", "_")
-        (self.media_dir / name).write_bytes(self.package.read(part))
-        self.written[part] = self.relative(name)
-        return self.written[part]

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from extractors.powerpoint_colors import Palette, color_map
-from extractors.powerpoint_shapes import Box, placeholder_boxes
-from extractors.powerpoint_text import Link
-from extractors.powerpoint_xml import P14, a, p, r
+from extractors.ooxml.namespaces import P14, a, p, r
+from extractors.powerpoint.colors import Palette, color_map
+from extractors.powerpoint.shapes import Box, placeholder_boxes
+from extractors.powerpoint.text import Link
 from fidelity.xmlsafe import Package
 
 SHOW_JUMPS = {

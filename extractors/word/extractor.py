@@ -9,21 +9,19 @@ from the package XML: comments, notes, headers/footers, text boxes, video, chart
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
-from extractors import ExtractionError
-from extractors.chart import chart_text, parse_chart
-from extractors.ooxml_props import metadata_artifacts, properties
-from extractors.rendering import Renderers
-from extractors.word_body import convert, read_ast
-from extractors.word_format import (
+from extractors.base import ExtractContext, ExtractionError, Source
+from extractors.ooxml.chart import chart_text, parse_chart
+from extractors.ooxml.props import metadata_artifacts, properties
+from extractors.word.body import convert, read_ast
+from extractors.word.format import (
     Styles,
     font_artifacts,
     layout_artifacts,
     mark_artifacts,
     read_paragraphs,
 )
-from extractors.word_parts import (
+from extractors.word.parts import (
     DOCUMENT,
     chart_parts,
     comments,
@@ -38,35 +36,42 @@ from fidelity.sizes import size_metadata
 from fidelity.xmlsafe import Package
 
 
-def extract(
-    path: Path, document: Document, media_dir: Path, renderers: Renderers | None = None
-) -> Document:
-    """Fill `document` from the Word file at `path` (`renderers` is unused: no page images)."""
-    with ThreadPoolExecutor(max_workers=1) as pool, Package(path) as package:
-        # pandoc runs in its own process while the package XML is read here.
-        pending_ast = pool.submit(read_ast, path, media_dir)
-        root = package.xml(DOCUMENT)
-        if root is None:
-            raise ExtractionError("package has no word/document.xml")
-        styles = Styles.load(package)
-        boxes, box_paragraphs = textboxes(root)
-        notes = note_refs(package, root)
-        parts: list[Artifact] = []
-        parts += comments(package, root)
-        parts += headers_footers(package, root, media_dir)
-        parts += videos(package, root)
-        parts += _charts(package, root)
-        paragraphs = read_paragraphs(root, styles)
-        parts += font_artifacts(paragraphs, styles)
-        parts += mark_artifacts(paragraphs)
-        parts += layout_artifacts(root, paragraphs)
-        parts += metadata_artifacts(package)
-        pages = _declared_pages(package)
-        body = convert(pending_ast.result(), media_dir, notes, box_paragraphs)
-    document.body = body.body
-    document.artifacts = body.artifacts + boxes + _hyperlinks(body.links) + parts
-    document.size = size_metadata("word", pages, "docProps/app.xml")
-    return document
+class WordExtractor:
+    """Word files (.docx, .docm, .dotx; older formats arrive converted by ingest)."""
+
+    app = "word"
+
+    def accepts(self, source: Source) -> bool:
+        return source.document.app == self.app
+
+    def extract(self, source: Source, context: ExtractContext) -> Document:
+        """The document of the Word file (no page images: renderers are not used)."""
+        document, media = source.document, context.media
+        with ThreadPoolExecutor(max_workers=1) as pool, Package(source.path) as package:
+            # pandoc runs in its own process while the package XML is read here.
+            pending_ast = pool.submit(read_ast, source.path, media.folder)
+            root = package.xml(DOCUMENT)
+            if root is None:
+                raise ExtractionError("package has no word/document.xml")
+            styles = Styles.load(package)
+            boxes, box_paragraphs = textboxes(root)
+            notes = note_refs(package, root)
+            parts: list[Artifact] = []
+            parts += comments(package, root)
+            parts += headers_footers(package, root, media)
+            parts += videos(package, root)
+            parts += _charts(package, root)
+            paragraphs = read_paragraphs(root, styles)
+            parts += font_artifacts(paragraphs, styles)
+            parts += mark_artifacts(paragraphs)
+            parts += layout_artifacts(root, paragraphs)
+            parts += metadata_artifacts(package)
+            pages = _declared_pages(package)
+            body = convert(pending_ast.result(), media, notes, box_paragraphs)
+        document.body = body.body
+        document.artifacts = body.artifacts + boxes + _hyperlinks(body.links) + parts
+        document.size = size_metadata("word", pages, "docProps/app.xml")
+        return document
 
 
 def _declared_pages(package: Package) -> int | None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from lxml import etree
 
-from extractors.excel_numfmt import format_value
+from extractors.ooxml.numfmt import format_value
 from fidelity.xmlsafe import Package
 
 C = "http://schemas.openxmlformats.org/drawingml/2006/chart"

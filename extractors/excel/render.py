@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 from openpyxl.utils.cell import get_column_letter
 
-from extractors.excel_sheet import Cell, range_ref
-from extractors.excel_workbook import CellStyle
+from extractors.excel.sheet import Cell, range_ref
+from extractors.excel.workbook import CellStyle
 
 Box = tuple[int, int, int, int]
 MARKING_BORDERS = {"medium", "thick", "double", "thin"}

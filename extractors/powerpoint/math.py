@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from extractors.powerpoint_xml import M, local
+from extractors.ooxml.namespaces import M, local
 
 
 def _m(name: str) -> str:

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from extractors.powerpoint_colors import Color, Palette
-from extractors.powerpoint_math import equation_text
-from extractors.powerpoint_xml import A14, a, children, int_attr, local
+from extractors.ooxml.namespaces import A14, a, children, int_attr, local
+from extractors.powerpoint.colors import Color, Palette
+from extractors.powerpoint.math import equation_text
 
 LinkResolver = Callable[[etree._Element], "Link | None"]
 

@@ -14,9 +14,9 @@ from datetime import datetime
 from openpyxl.formula.translate import Translator
 from openpyxl.utils.cell import column_index_from_string, get_column_letter
 
-from extractors.excel_colors import resolve
-from extractors.excel_numfmt import format_value, general
-from extractors.excel_workbook import Workbook, _rich_text, iterparse_part, local, rid
+from extractors.excel.colors import resolve
+from extractors.excel.workbook import Workbook, _rich_text, iterparse_part, local, rid
+from extractors.ooxml.numfmt import format_value, general
 
 MAX_ROWS = 1000
 MAX_CELLS = 20_000

@@ -11,17 +11,18 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from extractors.chart import chart_text, parse_chart
-from extractors.powerpoint_build import Builder, MediaWriter
-from extractors.powerpoint_colors import Color
-from extractors.powerpoint_deck import Deck, Slide
-from extractors.powerpoint_ink import parse_ink
-from extractors.powerpoint_lang import language_name
-from extractors.powerpoint_shapes import FOOTER_ROLES, Shape, relationship_id, shape_tree
-from extractors.powerpoint_smartart import items, parse_smartart, relations
-from extractors.powerpoint_text import Paragraph, Span, paragraphs, plain
-from extractors.powerpoint_timing import animations
-from extractors.powerpoint_xml import a, inches, local, one_line, p, preset_name
+from extractors.media import MediaWriter
+from extractors.ooxml.chart import chart_text, parse_chart
+from extractors.ooxml.namespaces import a, inches, local, one_line, p, preset_name
+from extractors.powerpoint.build import Builder
+from extractors.powerpoint.colors import Color
+from extractors.powerpoint.deck import Deck, Slide
+from extractors.powerpoint.ink import parse_ink
+from extractors.powerpoint.lang import language_name
+from extractors.powerpoint.shapes import FOOTER_ROLES, Shape, relationship_id, shape_tree
+from extractors.powerpoint.smartart import items, parse_smartart, relations
+from extractors.powerpoint.text import Paragraph, Span, paragraphs, plain
+from extractors.powerpoint.timing import animations
 from fidelity.model import Artifact
 from fidelity.xmlsafe import Package
 
@@ -417,7 +418,7 @@ def _size(shape: Shape) -> str:
 
 def _picture(ctx: SlideContext, shape: Shape) -> list[str]:
     part = _related_part(ctx, shape)
-    media = ctx.media.save(part) if part else None
+    media = ctx.media.copy_part(ctx.package, part, part.replace("/", "_")) if part else None
     nvpr = shape.element.find(f"{p('nvPicPr')}/{p('nvPr')}")
     media_kind = "picture"
     if nvpr is not None and nvpr.find(a("videoFile")) is not None:

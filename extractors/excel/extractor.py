@@ -15,14 +15,13 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from extractors import ExtractionError
-from extractors import excel_colors as colors
-from extractors.chart import chart_text, parse_chart
-from extractors.excel_formulas import analyse
-from extractors.excel_objects import comments, drawing_objects, persons, pivots, related, tables
-from extractors.excel_regions import Region, detect
-from extractors.excel_render import CellRenderer, cell_lines, grid, sheet_label
-from extractors.excel_sheet import (
+from extractors.base import ExtractContext, ExtractionError, Source
+from extractors.excel import colors
+from extractors.excel.formulas import analyse
+from extractors.excel.objects import comments, drawing_objects, persons, pivots, related, tables
+from extractors.excel.regions import Region, detect
+from extractors.excel.render import CellRenderer, cell_lines, grid, sheet_label
+from extractors.excel.sheet import (
     MAX_ROWS,
     Cell,
     SheetData,
@@ -30,11 +29,11 @@ from extractors.excel_sheet import (
     range_ref,
     read_sheet,
 )
-from extractors.excel_workbook import SheetInfo, Workbook, open_workbook
-from extractors.ooxml_props import metadata_artifacts
-from extractors.powerpoint_xml import preset_name
-from extractors.rendering import ChartRenderer, Renderers
-from fidelity.hashing import IdMaker
+from extractors.excel.workbook import SheetInfo, Workbook, open_workbook
+from extractors.ooxml.chart import chart_text, parse_chart
+from extractors.ooxml.namespaces import preset_name
+from extractors.ooxml.props import metadata_artifacts
+from extractors.rendering import ChartRenderer
 from fidelity.model import Artifact, Document, placeholder_for
 from fidelity.sizes import size_metadata
 from fidelity.xmlsafe import Package, UnsafePackage
@@ -55,15 +54,17 @@ class _Builder:
         path: Path,
         package: Package,
         document: Document,
-        media_dir: Path,
-        chart_renderer: ChartRenderer | None,
+        context: ExtractContext,
     ):
         self.path = path
         self.package = package
         self.document = document
-        self.media_dir = media_dir
-        self.chart_renderer = chart_renderer
-        self.ids = IdMaker()
+        self.media = context.media
+        self.chart_renderer: ChartRenderer | None = (
+            context.renderers.charts if context.media.enabled else None
+        )
+        self.context = context
+        self.ids = context.ids
         self.workbook: Workbook = open_workbook(package)
         self.body: list[str] = []
         self.data: dict[str, SheetData] = {}
@@ -100,7 +101,7 @@ class _Builder:
         return artifact
 
     def note(self, text: str) -> None:
-        self.document.notes.append(text)
+        self.context.note(text)
 
     # -- workbook --------------------------------------------------------------
     def run(self) -> None:
@@ -567,14 +568,11 @@ class _Builder:
         if self.chart_renderer is None:
             return None
         try:
-            image = self.chart_renderer(self.path, sheet.name, facts, self.media_dir)
+            image = self.chart_renderer(self.path, sheet.name, facts, self.media.directory())
         except Exception as error:  # rendering is optional; the chart's facts remain
             self.note(f"chart image not rendered: {error}")
             return None
-        return self.media_path(image.name) if image else None
-
-    def media_path(self, file_name: str) -> str:
-        return f"{self.media_dir.parent.name}/{self.media_dir.name}/{file_name}"
+        return self.media.relative(image.name) if image else None
 
     def copy_media(self, part: str | None) -> tuple[str | None, dict[str, Any]]:
         if not part or not self.package.has(part):
@@ -593,9 +591,7 @@ class _Builder:
         from fidelity.hashing import short_hash
 
         name = f"{short_hash(part)}-{part.rsplit('/', 1)[-1]}"
-        self.media_dir.mkdir(parents=True, exist_ok=True)
-        (self.media_dir / name).write_bytes(data)
-        return self.media_path(name), info
+        return self.media.write(name, data), info
 
     # -- comments, links, validation, conditional formats ------------------------
     def sheet_extras(self, sheet: SheetInfo, data: SheetData) -> list[str]:
@@ -823,18 +819,23 @@ def _words(camel: str) -> str:
     return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", camel).lower()
 
 
-def extract(
-    path: Path, document: Document, media_dir: Path, renderers: Renderers | None = None
-) -> Document:
-    """Fill `document` from the workbook at `path` (see the module docstring)."""
-    charts = renderers.charts if renderers is not None else None
-    try:
-        package = Package(path)
-    except (zipfile.BadZipFile, UnsafePackage, OSError) as error:
-        raise ExtractionError(f"not a readable workbook package: {error}") from error
-    with package:
+class ExcelExtractor:
+    """Excel workbooks (.xlsx, .xlsm, .xltx; older formats arrive converted by ingest)."""
+
+    app = "excel"
+
+    def accepts(self, source: Source) -> bool:
+        return source.document.app == self.app
+
+    def extract(self, source: Source, context: ExtractContext) -> Document:
+        """The document of the workbook (see the module docstring)."""
         try:
-            _Builder(path, package, document, media_dir, charts).run()
-        except (UnsafePackage, zipfile.BadZipFile) as error:
-            raise ExtractionError(f"unreadable workbook: {error}") from error
-    return document
+            package = Package(source.path)
+        except (zipfile.BadZipFile, UnsafePackage, OSError) as error:
+            raise ExtractionError(f"not a readable workbook package: {error}") from error
+        with package:
+            try:
+                _Builder(source.path, package, source.document, context).run()
+            except (UnsafePackage, zipfile.BadZipFile) as error:
+                raise ExtractionError(f"unreadable workbook: {error}") from error
+        return source.document

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from extractors import excel_colors
-from extractors.excel_numfmt import format_code
+from extractors.excel import colors as excel_colors
+from extractors.ooxml.numfmt import format_code
 from fidelity.xmlsafe import Package, UnsafePackage
 
 STATES = {"visible": "visible", "hidden": "hidden", "veryHidden": "very hidden"}

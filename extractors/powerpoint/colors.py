@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from extractors.powerpoint_xml import a, local
+from extractors.ooxml.namespaces import a, local
 
 DEFAULT_MAP = {"bg1": "lt1", "tx1": "dk1", "bg2": "lt2", "tx2": "dk2"}
 

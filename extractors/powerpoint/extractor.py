@@ -15,16 +15,16 @@ import zipfile
 from collections import Counter
 from pathlib import Path
 
-from extractors import ExtractionError
-from extractors.ooxml_props import metadata_artifacts
-from extractors.powerpoint_build import Builder, MediaWriter
-from extractors.powerpoint_deck import Deck, DeckError, Slide, read_deck
-from extractors.powerpoint_lang import language_name, main_language
-from extractors.powerpoint_shapes import FOOTER_ROLES, shape_tree
-from extractors.powerpoint_slide import SlideOutput, build_slide
-from extractors.powerpoint_text import paragraphs
-from extractors.powerpoint_xml import a, one_line, p
-from extractors.rendering import PdfRenderer, Renderers, pdf_to_pngs
+from extractors.base import ExtractContext, ExtractionError, Source
+from extractors.ooxml.namespaces import a, one_line, p
+from extractors.ooxml.props import metadata_artifacts
+from extractors.powerpoint.build import Builder
+from extractors.powerpoint.deck import Deck, DeckError, Slide, read_deck
+from extractors.powerpoint.lang import language_name, main_language
+from extractors.powerpoint.shapes import FOOTER_ROLES, shape_tree
+from extractors.powerpoint.slide import SlideOutput, build_slide
+from extractors.powerpoint.text import paragraphs
+from extractors.rendering import PdfRenderer, pdf_to_pngs
 from fidelity.model import Artifact, Document
 from fidelity.sizes import size_metadata
 from fidelity.xmlsafe import Package, UnsafePackage
@@ -97,34 +97,41 @@ class FooterRegistry:
         return self.deck_level[role]
 
 
-def extract(
-    path: Path, document: Document, media_dir: Path, renderers: Renderers | None = None
-) -> Document:
-    """Fill `document` from the deck at `path`; slide images through `renderers.slides`."""
-    try:
-        package = Package(path)
-    except (zipfile.BadZipFile, UnsafePackage, OSError) as error:
-        raise ExtractionError(f"not a readable PowerPoint package: {error}") from error
-    with package:
+class PowerPointExtractor:
+    """PowerPoint decks (.pptx, .pptm, .ppsx, .potx; older formats arrive converted)."""
+
+    app = "powerpoint"
+
+    def accepts(self, source: Source) -> bool:
+        return source.document.app == self.app
+
+    def extract(self, source: Source, context: ExtractContext) -> Document:
+        """The document of the deck; slide images through `context.renderers.slides`."""
         try:
-            deck = read_deck(package)
-        except DeckError as error:
-            raise ExtractionError(str(error)) from error
-        if not deck.slides:
-            raise ExtractionError("the presentation has no slides")
-        slides = renderers.slides if renderers is not None else None
-        _fill(path, deck, document, MediaWriter(package, media_dir), slides)
-    return document
+            package = Package(source.path)
+        except (zipfile.BadZipFile, UnsafePackage, OSError) as error:
+            raise ExtractionError(f"not a readable PowerPoint package: {error}") from error
+        with package:
+            try:
+                deck = read_deck(package)
+            except DeckError as error:
+                raise ExtractionError(str(error)) from error
+            if not deck.slides:
+                raise ExtractionError("the presentation has no slides")
+            slides = context.renderers.slides if context.media.enabled else None
+            _fill(source.path, deck, source.document, context, slides)
+        return source.document
 
 
 def _fill(
     path: Path,
     deck: Deck,
     document: Document,
-    media: MediaWriter,
+    context: ExtractContext,
     pdf_renderer: PdfRenderer | None,
 ) -> None:
-    builder = Builder()
+    media = context.media
+    builder = Builder(context.ids)
     lang, lang_chars, all_chars = main_language([s.root for s in deck.slides], deck.default_lang)
     footers = FooterRegistry(deck, builder)
     outputs = [build_slide(deck, slide, builder, media, lang, footers.ref) for slide in deck.slides]
@@ -161,7 +168,7 @@ def _fill(
             },
         )
         deck_lines.append(language.placeholder or "")
-    renders = _render(path, deck, builder, media, document, pdf_renderer)
+    renders = _render(path, deck, builder, context, pdf_renderer)
     lines = deck_lines
     for slide, output in zip(deck.slides, outputs, strict=True):
         lines.append("")
@@ -243,20 +250,19 @@ def _render(
     path: Path,
     deck: Deck,
     builder: Builder,
-    media: MediaWriter,
-    document: Document,
+    context: ExtractContext,
     pdf_renderer: PdfRenderer | None,
 ) -> dict[int, Artifact]:
     """Slide image artifacts from the PDF renderer (none without one)."""
     if pdf_renderer is None:
         return {}
     try:
-        pngs = pdf_to_pngs(pdf_renderer(path), media.media_dir, "slide")
+        pngs = pdf_to_pngs(pdf_renderer(path), context.media.directory(), "slide")
     except Exception as error:  # images are optional: a converter failure only loses them
-        document.notes.append(f"slide images not rendered: {type(error).__name__}: {error}")
+        context.note(f"slide images not rendered: {type(error).__name__}: {error}")
         return {}
     if len(pngs) != len(deck.slides):
-        document.notes.append(
+        context.note(
             f"slide images not used: the PDF has {len(pngs)} pages for {len(deck.slides)} slides"
         )
         return {}
@@ -266,7 +272,7 @@ def _render(
             (slide.slide_id,),
             f"slide {slide.number}",
             f"[Rendered image of slide {slide.number}]",
-            media=media.relative(png.name),
+            media=context.media.relative(png.name),
             facts={"slide": slide.number},
         )
         for slide, png in zip(deck.slides, pngs, strict=True)

@@ -17,7 +17,8 @@ from typing import Any
 
 import pypandoc
 
-from extractors.pandoc_ast import Node, head_row_count, para, stringify, table_grid, table_rows
+from extractors.media import MediaWriter
+from extractors.word.pandoc_ast import Node, head_row_count, para, stringify, table_grid, table_rows
 from fidelity.hashing import IdMaker
 from fidelity.model import Artifact, placeholder_for
 
@@ -47,7 +48,9 @@ class BodyResult:
 class _Walker:
     """One pass over the AST that swaps elements for placeholders and records artifacts."""
 
-    def __init__(self, media_root: Path, notes: list[NoteRef], textboxes: dict[str, str]) -> None:
+    def __init__(
+        self, media_root: Path | None, notes: list[NoteRef], textboxes: dict[str, str]
+    ) -> None:
         self.media_root = media_root
         self.notes = notes
         self.textboxes = textboxes
@@ -89,7 +92,10 @@ class _Walker:
         attr, alt_inlines, (target, title) = content
         alt = " ".join(stringify(alt_inlines).split())
         artifact_id = self.ids("img", os.path.basename(target))
-        media = os.path.relpath(target, self.media_root) if os.path.isabs(target) else target
+        media = None
+        if self.media_root is not None:
+            absolute = os.path.isabs(target)
+            media = os.path.relpath(target, self.media_root) if absolute else target
         described = alt or title or "no description"
         self.artifacts.append(
             Artifact(
@@ -303,21 +309,23 @@ def _tail_words(text: str, count: int) -> str:
     return " ".join(words[-count:])
 
 
-def read_ast(path: Path, media_dir: Path) -> dict[str, Any]:
-    """pandoc's AST of a Word file; media files are extracted under `media_dir`."""
-    media_dir.mkdir(parents=True, exist_ok=True)
+def read_ast(path: Path, media_dir: Path | None) -> dict[str, Any]:
+    """pandoc's AST of a Word file; media files are extracted under `media_dir` (None: not)."""
+    extra_args = []
+    if media_dir is not None:
+        media_dir.mkdir(parents=True, exist_ok=True)
+        extra_args.append(f"--extract-media={media_dir}")
     return json.loads(
-        pypandoc.convert_file(
-            str(path), "json", format="docx", extra_args=[f"--extract-media={media_dir}"]
-        )
+        pypandoc.convert_file(str(path), "json", format="docx", extra_args=extra_args)
     )
 
 
 def convert(
-    ast: dict[str, Any], media_dir: Path, notes: list[NoteRef], textboxes: dict[str, str]
+    ast: dict[str, Any], media: MediaWriter, notes: list[NoteRef], textboxes: dict[str, str]
 ) -> BodyResult:
     """The Word body as placeholders + text chunks, and the artifacts found on the way."""
-    walker = _Walker(media_dir.parent.parent, notes, {_key(k): v for k, v in textboxes.items()})
+    media_root = media.folder.parent.parent if media.folder is not None else None
+    walker = _Walker(media_root, notes, {_key(k): v for k, v in textboxes.items()})
     chunks = _chunk(walker, ast["blocks"])
     texts = _render_markdown([blocks for _, blocks in chunks], ast["pandoc-api-version"])
     tables_html = _render_tables(walker.tables, ast["pandoc-api-version"])

@@ -4,12 +4,12 @@ headers and footers, text boxes, embedded video and charts."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from lxml import etree
 
-from extractors.word_body import NoteRef
-from extractors.word_xml import (
+from extractors.media import MediaWriter
+from extractors.word.body import NoteRef
+from extractors.word.xml import (
     W14,
     W15,
     WP,
@@ -187,7 +187,7 @@ def _comment_anchors(root: etree._Element) -> dict[str, str]:
     return {key: "".join(parts) for key, parts in anchors.items()}
 
 
-def headers_footers(package: Package, root: etree._Element, media_dir: Path) -> list[Artifact]:
+def headers_footers(package: Package, root: etree._Element, media: MediaWriter) -> list[Artifact]:
     """One artifact per header/footer part, naming its type and the sections using it."""
     rels = package.rels(DOCUMENT)
     sections = [node for node in walk(root) if node.tag == w("sectPr")]
@@ -213,7 +213,7 @@ def headers_footers(package: Package, root: etree._Element, media_dir: Path) -> 
             continue
         kind = str(entry["kind"])
         owner = f"{'hdr' if kind == 'header' else 'ftr'}-{part.rsplit('/', 1)[-1][:-4]}"
-        text, inner = _part_contents(package, part, xml, owner, media_dir)
+        text, inner = _part_contents(package, part, xml, owner, media)
         if not text:
             continue
         sections_list = entry["sections"]
@@ -249,7 +249,7 @@ VML = "urn:schemas-microsoft-com:vml"
 
 
 def _part_contents(
-    package: Package, part: str, xml: etree._Element, owner: str, media_dir: Path
+    package: Package, part: str, xml: etree._Element, owner: str, media: MediaWriter
 ) -> tuple[str, list[Artifact]]:
     """A header/footer's text (text boxes, equations and pictures marked inline) and the
     text boxes, equations and images inside it as artifacts restated by the part."""
@@ -295,9 +295,7 @@ def _part_contents(
             if not package.has(media_part):
                 continue
             name = media_part.rsplit("/", 1)[-1]
-            target = media_dir / f"{owner}-{name}"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(package.read(media_part))
+            media_path = media.write(f"{owner}-{name}", package.read(media_part))
             pieces.append(f"[Picture: {name}]")
             artifact_id = ids(f"img-{owner}", name)
             inner.append(
@@ -308,7 +306,7 @@ def _part_contents(
                     modality="visual",
                     locator=f"picture {name} in {part}",
                     text=f"[Image in {owner}: {name}]",
-                    media=str(target.relative_to(media_dir.parent.parent)),
+                    media=media_path,
                     facts={"alt_text": "", "file": name, "in": owner, "restated_by": [owner]},
                     group="Images",
                 )

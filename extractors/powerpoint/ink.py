@@ -6,7 +6,7 @@ from typing import Any
 
 from lxml import etree
 
-from extractors.powerpoint_xml import INKML
+from extractors.ooxml.namespaces import INKML
 
 EMMA = "http://www.w3.org/2003/04/emma"
 MSINK = "http://schemas.microsoft.com/ink/2010/main"

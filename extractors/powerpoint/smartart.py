@@ -8,7 +8,7 @@ from typing import Any
 
 from lxml import etree
 
-from extractors.powerpoint_xml import DGM, a, one_line
+from extractors.ooxml.namespaces import DGM, a, one_line
 
 NODE_TYPES = {"doc", "node", "asst"}
 

@@ -6,7 +6,7 @@ from collections import Counter
 
 from lxml import etree
 
-from extractors.powerpoint_xml import a
+from extractors.ooxml.namespaces import a
 
 NAMES = {
     "ar": "Arabic",

@@ -9,7 +9,7 @@ from operator import attrgetter
 
 from lxml import etree
 
-from extractors.word_xml import A, attr, text_of, w, walk
+from extractors.word.xml import A, attr, text_of, w, walk
 from fidelity.hashing import IdMaker
 from fidelity.model import Artifact
 from fidelity.xmlsafe import Package

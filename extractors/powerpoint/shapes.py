@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from extractors.powerpoint_xml import DGM, P14, TABLE_URI, a, children, int_attr, local, p, r
+from extractors.ooxml.namespaces import DGM, P14, TABLE_URI, a, children, int_attr, local, p, r
 
 CHART_URIS = {
     "http://schemas.openxmlformats.org/drawingml/2006/chart": "chart",

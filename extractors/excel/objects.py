@@ -10,8 +10,8 @@ from typing import Any
 
 from lxml import etree
 
-from extractors.excel_sheet import cell_ref, parse_range
-from extractors.excel_workbook import _rich_text, is_true, local, rid
+from extractors.excel.sheet import cell_ref, parse_range
+from extractors.excel.workbook import _rich_text, is_true, local, rid
 from fidelity.xmlsafe import Package
 
 A = "http://schemas.openxmlformats.org/drawingml/2006/main"
