@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from extractors.artifacts import ArtifactMaker
 from fidelity.hashing import IdMaker
-from fidelity.model import Artifact, Modality, placeholder_for
+from fidelity.model import Artifact, Modality
 
 CATEGORY_OF_KIND = {
     "slide-text": "Slide Text",
@@ -49,7 +50,7 @@ class Builder:
     """Creates artifacts with ids derived from the deck's structure (slide id, shape id…)."""
 
     def __init__(self, ids: IdMaker) -> None:
-        self.ids = ids
+        self.maker = ArtifactMaker(ids)
         self.artifacts: list[Artifact] = []
 
     def add(
@@ -61,15 +62,15 @@ class Builder:
         placed: bool = True,
         **fields: Any,
     ) -> Artifact:
-        artifact_id = self.ids(f"ppt-{kind}", *key)
-        artifact = Artifact(
-            id=artifact_id,
+        artifact = self.maker.make(
+            f"ppt-{kind}",
+            key,
+            placed,
             category=CATEGORY_OF_KIND[kind],
             kind=kind,
             modality=MODALITY_OF_KIND.get(kind, "element"),
             locator=locator,
             text=text,
-            placeholder=placeholder_for(artifact_id) if placed else None,
             **fields,
         )
         self.artifacts.append(artifact)
