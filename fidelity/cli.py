@@ -118,7 +118,11 @@ def parser() -> argparse.ArgumentParser:
     extract.add_argument("files", nargs="+", type=Path)
     extract.add_argument("--json", action="store_true", help="one JSON document per line")
     extract.add_argument(
-        "--media", type=Path, default=None, help="write media files under DIR (default: none)"
+        "--media",
+        "--media-dir",
+        type=Path,
+        default=None,
+        help="write media files under DIR (default: none)",
     )
     extract.set_defaults(run=cmd_extract)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
+from extractors.artifacts import ArtifactMaker
 from extractors.base import ExtractContext, ExtractionError, Source
 from extractors.ooxml.chart import chart_text, parse_chart
 from extractors.ooxml.props import metadata_artifacts, properties
@@ -21,8 +22,8 @@ from extractors.word.format import (
     mark_artifacts,
     read_paragraphs,
 )
+from extractors.word.index import BodyIndex
 from extractors.word.parts import (
-    DOCUMENT,
     chart_parts,
     comments,
     headers_footers,
@@ -30,7 +31,6 @@ from extractors.word.parts import (
     textboxes,
     videos,
 )
-from fidelity.hashing import IdMaker
 from fidelity.model import Artifact, Document
 from fidelity.sizes import size_metadata
 from fidelity.xmlsafe import Package
@@ -50,26 +50,27 @@ class WordExtractor:
         with ThreadPoolExecutor(max_workers=1) as pool, Package(source.path) as package:
             # pandoc runs in its own process while the package XML is read here.
             pending_ast = pool.submit(read_ast, source.path, media.folder)
-            root = package.xml(DOCUMENT)
-            if root is None:
+            index = BodyIndex.read(package)
+            if index is None:
                 raise ExtractionError("package has no word/document.xml")
             styles = Styles.load(package)
-            boxes, box_paragraphs = textboxes(root)
-            notes = note_refs(package, root)
+            boxes, box_paragraphs = textboxes(index)
+            notes = note_refs(package, index)
             parts: list[Artifact] = []
-            parts += comments(package, root)
-            parts += headers_footers(package, root, media)
-            parts += videos(package, root)
-            parts += _charts(package, root)
-            paragraphs = read_paragraphs(root, styles)
+            parts += comments(package, index)
+            parts += headers_footers(package, index, media)
+            parts += videos(index)
+            parts += _charts(package, index)
+            paragraphs = read_paragraphs(index, styles)
             parts += font_artifacts(paragraphs, styles)
             parts += mark_artifacts(paragraphs)
-            parts += layout_artifacts(root, paragraphs)
+            parts += layout_artifacts(index, paragraphs)
             parts += metadata_artifacts(package)
             pages = _declared_pages(package)
             body = convert(pending_ast.result(), media, notes, box_paragraphs)
+        links = _hyperlinks(body.links, ArtifactMaker(context.ids))
         document.body = body.body
-        document.artifacts = body.artifacts + boxes + _hyperlinks(body.links) + parts
+        document.artifacts = body.artifacts + boxes + links + parts
         document.size = size_metadata("word", pages, "docProps/app.xml")
         return document
 
@@ -81,8 +82,7 @@ def _declared_pages(package: Package) -> int | None:
     return None
 
 
-def _hyperlinks(links: list[tuple[str, str]]) -> list[Artifact]:
-    ids = IdMaker()
+def _hyperlinks(links: list[tuple[str, str]], maker: ArtifactMaker) -> list[Artifact]:
     artifacts = []
     for text, target in dict.fromkeys(links):
         if not target or not text:
@@ -90,8 +90,10 @@ def _hyperlinks(links: list[tuple[str, str]]) -> list[Artifact]:
         internal = target.startswith("#")
         destination = f"bookmark {target[1:]}" if internal else target
         artifacts.append(
-            Artifact(
-                id=ids("link", text, target),
+            maker.make(
+                "link",
+                (text, target),
+                placed=False,
                 category="Hyperlink",
                 kind="hyperlink",
                 modality="element",
@@ -104,9 +106,9 @@ def _hyperlinks(links: list[tuple[str, str]]) -> list[Artifact]:
     return artifacts
 
 
-def _charts(package: Package, root) -> list[Artifact]:
+def _charts(package: Package, index: BodyIndex) -> list[Artifact]:
     artifacts = []
-    for number, part in enumerate(chart_parts(package, root), start=1):
+    for number, part in enumerate(chart_parts(index), start=1):
         try:
             facts = parse_chart(package, part)
         except (KeyError, ValueError) as error:

@@ -9,6 +9,7 @@ from operator import attrgetter
 
 from lxml import etree
 
+from extractors.word.index import BodyIndex
 from extractors.word.xml import A, attr, text_of, w, walk
 from fidelity.hashing import IdMaker
 from fidelity.model import Artifact
@@ -180,13 +181,11 @@ class Paragraph:
     in_table: bool
 
 
-def read_paragraphs(root: etree._Element, styles: Styles) -> list[Paragraph]:
+def read_paragraphs(index: BodyIndex, styles: Styles) -> list[Paragraph]:
     """Body paragraphs (text boxes and deleted text left out) with their runs' formats."""
     skip = frozenset({w("txbxContent"), w("del")})
     out = []
-    for node in walk(root, frozenset({w("txbxContent")})):
-        if node.tag != w("p"):
-            continue
+    for node in index.of(w("p"), outside_textboxes=True):
         style = attr(node.find(f"{w('pPr')}/{w('pStyle')}"), "val")
         runs = []
         for run in walk(node, skip):
@@ -349,8 +348,8 @@ def mark_artifacts(paragraphs: list[Paragraph]) -> list[Artifact]:
     return artifacts
 
 
-def layout_artifacts(root: etree._Element, paragraphs: list[Paragraph]) -> list[Artifact]:
-    artifacts = _section_layouts(root)
+def layout_artifacts(index: BodyIndex, paragraphs: list[Paragraph]) -> list[Artifact]:
+    artifacts = _section_layouts(index)
     ids = IdMaker()
     count = 0
     for paragraph in paragraphs:
@@ -405,8 +404,8 @@ def _paragraph_layout(ppr: etree._Element) -> dict[str, str]:
     return out
 
 
-def _section_layouts(root: etree._Element) -> list[Artifact]:
-    sections = [node for node in walk(root) if node.tag == w("sectPr")]
+def _section_layouts(index: BodyIndex) -> list[Artifact]:
+    sections = index.of(w("sectPr"))
     artifacts = []
     for number, section in enumerate(sections, start=1):
         facts: dict[str, object] = {"section": number}

@@ -9,6 +9,7 @@ from lxml import etree
 
 from extractors.media import MediaWriter
 from extractors.word.body import NoteRef
+from extractors.word.index import DOCUMENT, BodyIndex
 from extractors.word.xml import (
     W14,
     W15,
@@ -27,10 +28,8 @@ from fidelity.hashing import IdMaker
 from fidelity.model import Artifact
 from fidelity.xmlsafe import Package
 
-DOCUMENT = "word/document.xml"
 
-
-def note_refs(package: Package, root: etree._Element) -> list[NoteRef]:
+def note_refs(package: Package, index: BodyIndex) -> list[NoteRef]:
     """Footnote and endnote references in body order, with their note text."""
     texts = {
         "footnote": _notes_text(package, "word/footnotes.xml", "footnote"),
@@ -39,7 +38,8 @@ def note_refs(package: Package, root: etree._Element) -> list[NoteRef]:
     counters = {"footnote": 0, "endnote": 0}
     refs = []
     paragraph: list[str] = []
-    for node in walk(root):
+    tags = (w("p"), w("t"), w("footnoteReference"), w("endnoteReference"))
+    for node in index.of(*tags):
         if node.tag == w("p"):
             paragraph = []
         elif node.tag == w("t"):
@@ -66,13 +66,13 @@ def _notes_text(package: Package, part: str, kind: str) -> dict[str, str]:
     return out
 
 
-def comments(package: Package, root: etree._Element) -> list[Artifact]:
+def comments(package: Package, index: BodyIndex) -> list[Artifact]:
     """Each comment with author, date, the text it is anchored to, and its replies."""
     part = package.xml("word/comments.xml")
     if part is None:
         return []
-    anchors = _comment_anchors(root)
-    points = _comment_points(root, {key for key, text in anchors.items() if text.strip()})
+    anchors = _comment_anchors(index)
+    points = _comment_points(index.root, {key for key, text in anchors.items() if text.strip()})
     para_to_comment: dict[str, str] = {}
     records = []
     for comment in part.iter(w("comment")):
@@ -166,10 +166,10 @@ def _comment_points(root: etree._Element, ranged: set[str]) -> dict[str, str]:
     return points
 
 
-def _comment_anchors(root: etree._Element) -> dict[str, str]:
+def _comment_anchors(index: BodyIndex) -> dict[str, str]:
     open_ids: list[str] = []
     anchors: dict[str, list[str]] = {}
-    for node in walk(root):
+    for node in index.of(w("commentRangeStart"), w("commentRangeEnd"), w("t"), w("p")):
         if node.tag == w("commentRangeStart"):
             comment_id = attr(node, "id") or ""
             open_ids.append(comment_id)
@@ -187,10 +187,10 @@ def _comment_anchors(root: etree._Element) -> dict[str, str]:
     return {key: "".join(parts) for key, parts in anchors.items()}
 
 
-def headers_footers(package: Package, root: etree._Element, media: MediaWriter) -> list[Artifact]:
+def headers_footers(package: Package, index: BodyIndex, media: MediaWriter) -> list[Artifact]:
     """One artifact per header/footer part, naming its type and the sections using it."""
-    rels = package.rels(DOCUMENT)
-    sections = [node for node in walk(root) if node.tag == w("sectPr")]
+    rels = index.rels
+    sections = index.of(w("sectPr"))
     uses: dict[str, dict[str, object]] = {}
     for number, section in enumerate(sections, start=1):
         title_page = section.find(w("titlePg")) is not None
@@ -342,12 +342,12 @@ def _equation(
     return f"[Equation: {linear}]"
 
 
-def textboxes(root: etree._Element) -> tuple[list[Artifact], dict[str, str]]:
+def textboxes(index: BodyIndex) -> tuple[list[Artifact], dict[str, str]]:
     """Text boxes (mc:Fallback copies skipped) and a paragraph-text -> text box id map."""
     ids = IdMaker()
     artifacts = []
     paragraph_owner: dict[str, str] = {}
-    for node in walk(root):
+    for node in index.of(w("txbxContent")):
         if node.tag != w("txbxContent"):
             continue
         lines = [line for line in paragraphs_text(node) if line]
@@ -382,12 +382,12 @@ def _drawing_name(node: etree._Element) -> str:
     return ""
 
 
-def videos(package: Package, root: etree._Element) -> list[Artifact]:
+def videos(index: BodyIndex) -> list[Artifact]:
     """Embedded online videos (wp15:webVideoPr) and linked video files (a:videoFile)."""
-    rels = package.rels(DOCUMENT)
+    rels = index.rels
     artifacts = []
     ids = IdMaker()
-    for node in walk(root):
+    for node in index.of(f"{{{WP15}}}webVideoPr", f"{{{A}}}videoFile"):
         url = ""
         if node.tag == f"{{{WP15}}}webVideoPr":
             html = node.get("embeddedHtml", "")
@@ -423,11 +423,11 @@ def videos(package: Package, root: etree._Element) -> list[Artifact]:
     return artifacts
 
 
-def chart_parts(package: Package, root: etree._Element) -> list[str]:
+def chart_parts(index: BodyIndex) -> list[str]:
     """Chart parts referenced from the body, in document order."""
-    rels = package.rels(DOCUMENT)
+    rels = index.rels
     parts = []
-    for node in walk(root):
+    for node in index.of(f"{{{C}}}chart"):
         if node.tag == f"{{{C}}}chart":
             rel = rels.get(node.get(f"{{{R}}}id", ""))
             if rel is not None:

@@ -31,19 +31,19 @@ def attr(element: etree._Element | None, name: str, namespace: str = W) -> str |
 
 
 def walk(element: etree._Element, skip: frozenset[str] = frozenset()) -> Iterator[etree._Element]:
-    """Descendants in document order, leaving out mc:Fallback copies and `skip` subtrees."""
-    stack = [element]
-    while stack:
-        node = stack.pop()
-        if not isinstance(node.tag, str):
+    """Descendants in document order, leaving out mc:Fallback copies and `skip` subtrees.
+
+    lxml's iterwalk does the walk in C; a left-out subtree is skipped whole.
+    """
+    walker = etree.iterwalk(element, events=("start",))
+    for _, node in walker:
+        tag = node.tag
+        if not isinstance(tag, str):
+            continue
+        if (tag == FALLBACK or tag in skip) and node is not element:
+            walker.skip_subtree()
             continue
         yield node
-        children = [
-            child
-            for child in node
-            if isinstance(child.tag, str) and child.tag != FALLBACK and child.tag not in skip
-        ]
-        stack.extend(reversed(children))
 
 
 def text_of(element: etree._Element, skip: frozenset[str] = frozenset()) -> str:
