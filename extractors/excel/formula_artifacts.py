@@ -86,6 +86,12 @@ class FormulaArtifacts(WorkbookState):
         if not names:
             return
         self.body.append("## Defined names")
+        users_of: dict[str, list[str]] = {}
+        for formula in self.formulas.values():
+            for used in formula.facts.get("names", []):
+                users_of.setdefault(used, []).append(
+                    f"{sheet_label(formula.facts['sheet'])}!{formula.facts['cell']}"
+                )
         for name in names:
             values = self.resolve_values(name.value, name.scope or "")
             scope = f" (scope: sheet '{name.scope}')" if name.scope else ""
@@ -96,11 +102,7 @@ class FormulaArtifacts(WorkbookState):
                 text += " [hidden name]"
             if name.comment:
                 text += f"\nComment: {name.comment}"
-            users = [
-                f"{sheet_label(a.facts['sheet'])}!{a.facts['cell']}"
-                for a in self.formulas.values()
-                if name.name in a.facts.get("names", [])
-            ]
+            users = users_of.get(name.name, [])
             facts = {
                 "name": name.name,
                 "refers_to": name.value,

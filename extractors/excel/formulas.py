@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from openpyxl.formula.tokenizer import Tokenizer
@@ -25,6 +26,12 @@ def _split_sheet(operand: str) -> tuple[str | None, str]:
     return sheet, ref
 
 
+@lru_cache(maxsize=64)
+def _by_lower_case(names: frozenset[str]) -> dict[str, str]:
+    """Defined names by their lower-case spelling (Excel matches names case-insensitively)."""
+    return {n.lower(): n for n in names}
+
+
 def analyse(formula: str, names: set[str], tables: set[str]) -> dict[str, Any]:
     """Precedents of a formula (without its leading '='), split by kind."""
     try:
@@ -37,7 +44,7 @@ def analyse(formula: str, names: set[str], tables: set[str]) -> dict[str, Any]:
     used_tables: list[str] = []
     functions: list[str] = []
     external = False
-    lowered = {n.lower(): n for n in names}
+    lowered = _by_lower_case(frozenset(names))
     for item in items:
         if item.type == "FUNC" and item.subtype == "OPEN":
             name = item.value.rstrip("(").upper().removeprefix("_XLFN.")

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
+from functools import lru_cache
 
 BUILTIN_FORMATS: dict[int, str] = {
     0: "General",
@@ -79,8 +81,9 @@ def format_code(num_fmt_id: int, custom: dict[int, str]) -> str:
     return custom.get(num_fmt_id) or BUILTIN_FORMATS.get(num_fmt_id, "General")
 
 
-def split_sections(code: str) -> list[str]:
-    """Split a format code at ';' outside quotes, brackets and escapes."""
+@lru_cache(maxsize=4096)
+def split_sections(code: str) -> tuple[str, ...]:
+    """Split a format code at ';' outside quotes, brackets and escapes (cached per code)."""
     sections, current, quoted, bracket, escape = [], [], False, False, False
     for char in code:
         if escape:
@@ -101,9 +104,10 @@ def split_sections(code: str) -> list[str]:
             continue
         current.append(char)
     sections.append("".join(current))
-    return sections
+    return tuple(sections)
 
 
+@lru_cache(maxsize=4096)
 def _strip_literals(section: str) -> str:
     """The section with quoted text, escapes, brackets, padding and fills removed."""
     section = re.sub(r'"[^"]*"', "", section)
@@ -111,6 +115,7 @@ def _strip_literals(section: str) -> str:
     return re.sub(r"\[[^\]]*\]", "", section)
 
 
+@lru_cache(maxsize=4096)
 def is_date_format(code: str) -> bool:
     """True when the (first section of the) code formats a serial as a date or time."""
     if not code or code.lower() == "general":
@@ -189,8 +194,10 @@ def _escaped(section: str, index: int) -> tuple[str, int] | None:
     return None
 
 
-def _tokens(section: str) -> list[tuple[str, str]]:
-    """(kind, text): 'lit' literal text, 'ph' number placeholder characters, 'at' text slot."""
+@lru_cache(maxsize=4096)
+def _tokens(section: str) -> tuple[tuple[str, str], ...]:
+    """(kind, text): 'lit' literal text, 'ph' number placeholder characters, 'at' text slot
+    (cached per section: a workbook formats many cells with few codes)."""
     out: list[tuple[str, str]] = []
     index = 0
     while index < len(section):
@@ -223,14 +230,14 @@ def _tokens(section: str) -> list[tuple[str, str]]:
         else:
             out.append(("lit", char))
         index += 1
-    return out
+    return tuple(out)
 
 
 def _group(digits: str) -> str:
     return f"{int(digits):,}" if digits else digits
 
 
-def _number(value: float, tokens: list[tuple[str, str]]) -> str:
+def _number(value: float, tokens: Sequence[tuple[str, str]]) -> str:
     placeholders = "".join(text for kind, text in tokens if kind == "ph")
     if "/" in placeholders:
         return _fraction(value, tokens)
@@ -263,7 +270,7 @@ def _number(value: float, tokens: list[tuple[str, str]]) -> str:
     return _place(tokens, number, negative=scaled < 0 and float(rounded) != 0)
 
 
-def _place(tokens: list[tuple[str, str]], number: str, negative: bool) -> str:
+def _place(tokens: Sequence[tuple[str, str]], number: str, negative: bool) -> str:
     """Literals before the first placeholder, the number, literals after (in their order)."""
     first = next((i for i, (k, _) in enumerate(tokens) if k == "ph"), len(tokens))
     last = max((i for i, (k, _) in enumerate(tokens) if k == "ph"), default=-1)
@@ -275,7 +282,7 @@ def _place(tokens: list[tuple[str, str]], number: str, negative: bool) -> str:
     return f"{sign}{before}{number}{middle}{after}".strip()
 
 
-def _scientific(value: float, tokens: list[tuple[str, str]], core: str) -> str:
+def _scientific(value: float, tokens: Sequence[tuple[str, str]], core: str) -> str:
     marker = re.search(r"E([+-])", core)
     if marker is None:
         return general(value)
@@ -303,7 +310,7 @@ def _scientific(value: float, tokens: list[tuple[str, str]], core: str) -> str:
     return _place(tokens, number, negative=value < 0)
 
 
-def _fraction(value: float, tokens: list[tuple[str, str]]) -> str:
+def _fraction(value: float, tokens: Sequence[tuple[str, str]]) -> str:
     placeholders = "".join(text for kind, text in tokens if kind == "ph")
     denominator_digits = len(placeholders.split("/", 1)[1].replace(",", "")) or 1
     whole = int(abs(value))
@@ -453,7 +460,7 @@ def format_value(value: object, code: str, date1904: bool = False) -> str:
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
     if isinstance(value, str):
-        sections = split_sections(code) if code else []
+        sections = split_sections(code) if code else ()
         text_section = next((s for s in sections if "@" in s), None)
         if text_section is None and len(sections) == 4:
             text_section = sections[3]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -327,8 +328,12 @@ def convert(
     media_root = media.folder.parent.parent if media.folder is not None else None
     walker = _Walker(media_root, notes, {_key(k): v for k, v in textboxes.items()})
     chunks = _chunk(walker, ast["blocks"])
-    texts = _render_markdown([blocks for _, blocks in chunks], ast["pandoc-api-version"])
-    tables_html = _render_tables(walker.tables, ast["pandoc-api-version"])
+    api = ast["pandoc-api-version"]
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        # the two pandoc renderings are separate processes: they run at the same time.
+        pending_tables = pool.submit(_render_tables, walker.tables, api)
+        texts = _render_markdown([blocks for _, blocks in chunks], api)
+        tables_html = pending_tables.result()
 
     ids = IdMaker()
     body: list[str] = []

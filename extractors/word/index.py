@@ -1,4 +1,4 @@
-"""word/document.xml read once: its elements in document order, by tag, for every part reader."""
+"""word/document.xml read once: its root, relationships and hidden copies, for every part reader."""
 
 from __future__ import annotations
 
@@ -15,17 +15,18 @@ TEXTBOX = w("txbxContent")
 
 @dataclass
 class BodyIndex:
-    """The document part walked once (mc:Fallback copies left out) and its relationships.
+    """The document part parsed once, with what the part readers leave out found once:
+    the mc:Fallback copies (`fallback`) and the insides of text boxes (`in_textbox`).
 
-    `of(*tags)` gives the elements with those tags in document order; readers that
-    used to walk the whole tree each look up only the elements they read.
+    `of(*tags)` gives the elements with those tags in document order (lxml's iter,
+    in C), Fallback copies left out; readers look up only the elements they read
+    instead of each walking the whole tree.
     """
 
     root: etree._Element
     rels: dict[str, tuple[str, str, str]]
-    nodes: list[etree._Element]
-    positions: dict[str, list[int]]
-    in_textbox: set[int]
+    fallback: set[etree._Element]
+    in_textbox: set[etree._Element]
 
     @classmethod
     def read(cls, package: Package) -> BodyIndex | None:
@@ -33,33 +34,19 @@ class BodyIndex:
         root = package.xml(DOCUMENT)
         if root is None:
             return None
-        nodes: list[etree._Element] = []
-        positions: dict[str, list[int]] = {}
-        in_textbox: set[int] = set()
-        open_textboxes = 0
-        walker = etree.iterwalk(root, events=("start", "end"))
-        for event, node in walker:
-            tag = node.tag
-            if not isinstance(tag, str):
-                continue
-            if event == "end":
-                if tag == TEXTBOX:
-                    open_textboxes -= 1
-                continue
-            if tag == FALLBACK and node is not root:
-                walker.skip_subtree()
-                continue
-            if open_textboxes:
-                in_textbox.add(len(nodes))
-            if tag == TEXTBOX:
-                open_textboxes += 1
-            positions.setdefault(tag, []).append(len(nodes))
-            nodes.append(node)
-        return cls(root, package.rels(DOCUMENT), nodes, positions, in_textbox)
+        fallback: set[etree._Element] = set()
+        for copy in root.iter(FALLBACK):
+            if copy is not root:
+                fallback.update(copy.iter())
+        in_textbox: set[etree._Element] = set()
+        for box in root.iter(TEXTBOX):
+            if box not in fallback:
+                in_textbox.update(node for node in box.iter() if node is not box)
+        return cls(root, package.rels(DOCUMENT), fallback, in_textbox)
 
     def of(self, *tags: str, outside_textboxes: bool = False) -> list[etree._Element]:
         """Elements with any of `tags` in document order (optionally not inside a text box)."""
-        found = sorted(i for tag in tags for i in self.positions.get(tag, ()))
-        if outside_textboxes:
-            found = [i for i in found if i not in self.in_textbox]
-        return [self.nodes[i] for i in found]
+        hidden = self.fallback | self.in_textbox if outside_textboxes else self.fallback
+        if not hidden:
+            return list(self.root.iter(*tags))
+        return [node for node in self.root.iter(*tags) if node not in hidden]
