@@ -56,7 +56,7 @@ def load_document(
     if size_mb > config.max_file_mb:
         raise NotReadable(f"file is {size_mb:.1f} MB, over the {config.max_file_mb} MB limit")
     sniffed = sniff(path)
-    ooxml, converted_from = prepare(path, sniffed, work / "converted")
+    ooxml, converted_from = prepare(path, sniffed, work / "converted", sha256=sha)
     document = Document(
         sha256=sha,
         app=sniffed.app,
