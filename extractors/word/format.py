@@ -24,6 +24,9 @@ ALIGN_WORDS |= {"both": "justified", "distribute": "distributed"}
 PAPER = {(12240, 15840): "Letter", (11906, 16838): "A4", (12240, 20160): "Legal"}
 
 
+RFONTS, SZ, U, COLOR, HIGHLIGHT = (w(n) for n in ("rFonts", "sz", "u", "color", "highlight"))
+
+
 @dataclass(frozen=True)
 class RunFormat:
     font: str | None = None
@@ -100,35 +103,38 @@ class Styles:
         if rpr is None:
             return base
         changes: dict[str, object] = {}
-        fonts = rpr.find(w("rFonts"))
+        found: dict[str, etree._Element] = {}
+        for child in rpr:  # one scan of the rPr instead of a find per property
+            found.setdefault(child.tag, child)
+        fonts = found.get(RFONTS)
         if fonts is not None:
             theme = attr(fonts, "asciiTheme")
             if theme:
                 changes["font"] = self.theme_fonts.get("major" if "major" in theme else "minor")
             elif attr(fonts, "ascii") or attr(fonts, "hAnsi"):
                 changes["font"] = attr(fonts, "ascii") or attr(fonts, "hAnsi")
-        size = rpr.find(w("sz"))
+        size = found.get(SZ)
         if size is not None and (attr(size, "val") or "").isdigit():
             changes["size"] = int(attr(size, "val")) / 2
         for name in ("b", "i"):
-            element = rpr.find(w(name))
+            element = found.get(w(name))
             if element is not None:
                 changes["bold" if name == "b" else "italic"] = attr(element, "val") not in OFF
-        underline = rpr.find(w("u"))
+        underline = found.get(U)
         if underline is not None:
             value = attr(underline, "val") or "single"
             changes["underline"] = None if value in OFF else value
-        colour = rpr.find(w("color"))
+        colour = found.get(COLOR)
         if colour is not None:
             theme = attr(colour, "themeColor")
             value = self.theme_colors.get(theme, "") if theme else attr(colour, "val")
             changes["color"] = None if not value or value == "auto" else value.upper()
         for name in ("strike", "dstrike"):
-            element = rpr.find(w(name))
+            element = found.get(w(name))
             if element is not None:
                 on = attr(element, "val") not in OFF
                 changes["strike"] = ("double" if name == "dstrike" else "single") if on else None
-        highlight = rpr.find(w("highlight"))
+        highlight = found.get(HIGHLIGHT)
         if highlight is not None:
             value = attr(highlight, "val")
             changes["highlight"] = None if not value or value in OFF else value
