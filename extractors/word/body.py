@@ -390,12 +390,13 @@ def _chunk(walker: _Walker, blocks: list[Node]) -> list[tuple[str, list[Node]]]:
             heading = walker.heading
         if result is None:
             continue
-        if kind == "Table" or _is_placeholder_only(stringify(result)):
+        text = "" if kind == "Table" else stringify(result)
+        if kind == "Table" or _is_placeholder_only(text):
             flush()
             chunks.append((walker.heading, [result]))
             continue
         current.append(result)
-        size += len(stringify(result))
+        size += len(text)
         if size >= CHUNK_CHARS:
             flush()
     flush()
