@@ -45,9 +45,9 @@ def child(mode: str, path: str) -> None:
     """Run one measurement in this (fresh) process and print its numbers as JSON."""
     from lxml import etree
 
-    from extractors.excel import extract
-    from extractors.excel_sheet import read_sheet
-    from extractors.excel_workbook import open_workbook
+    from extractors.excel.extractor import extract
+    from extractors.excel.sheet import read_sheet
+    from extractors.excel.workbook import open_workbook
     from fidelity.core.document import Document
     from fidelity.core.xmlsafe import Package
 

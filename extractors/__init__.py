@@ -1,35 +1,50 @@
-"""Turn an Office file into a Document of artifacts: one extractor module per application."""
+"""Turn an Office file into a Document of artifacts: one extractor per application.
+
+Every extractor answers `extract(source, context) -> Document` (extractors.base);
+`extract` here picks the one that accepts the source and turns any failure into an
+ExtractionError, so that a hostile or broken file skips only itself.
+"""
 
 from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from extractors.base import ExtractContext, ExtractionError, Extractor, Source
+from extractors.media import MediaWriter
+from extractors.rendering import Renderers
 from fidelity.core.apps import APPLICATIONS
 from fidelity.core.document import Document
 
-if TYPE_CHECKING:
-    from extractors.rendering import Renderers
+# The registry names each application's extractor module; it offers one EXTRACTOR.
+EXTRACTORS: tuple[Extractor, ...] = tuple(
+    importlib.import_module(app.extractor).EXTRACTOR for app in APPLICATIONS.values()
+)
+
+__all__ = ["ExtractContext", "ExtractionError", "Source", "extract", "extract_file"]
 
 
-class ExtractionError(Exception):
-    """A file that its extractor could not read, with a reason fit for skipped.jsonl."""
-
-
-def extract(
-    path: Path, document: Document, media_dir: Path, renderers: Renderers | None = None
-) -> Document:
-    """Fill `document` (sha256, app, format, source already set) from the OOXML file at `path`.
-
-    Media files (images, rendered charts) are written under `media_dir`; artifact
-    `media` paths are relative to the output folder that holds `media_dir`. Slide and
-    chart images are rendered through `renderers` (none: no rendered images).
-    """
-    module = importlib.import_module(APPLICATIONS[document.app].extractor)
+def extract(source: Source, context: ExtractContext) -> Document:
+    """The document of `source` by the extractor that accepts it; notes go on the document."""
+    extractor = next((e for e in EXTRACTORS if e.accepts(source)), None)
+    if extractor is None:
+        raise ExtractionError(f"no extractor for application {source.document.app!r}")
     try:
-        return module.extract(path, document, media_dir, renderers)
+        document = extractor.extract(source, context)
     except ExtractionError:
         raise
     except Exception as error:  # a hostile or broken file must not stop the run
         raise ExtractionError(f"{type(error).__name__}: {error}") from error
+    document.notes.extend(context.notes)
+    return document
+
+
+def extract_file(
+    path: Path,
+    document: Document,
+    media_dir: Path | None = None,
+    renderers: Renderers | None = None,
+) -> Document:
+    """`extract` of the OOXML file at `path` into `document`; media under `media_dir` if given."""
+    context = ExtractContext(media=MediaWriter(media_dir), renderers=renderers or Renderers())
+    return extract(Source(path, document), context)

@@ -7,6 +7,7 @@ import importlib
 import importlib.util
 import json
 import sys
+import tempfile
 from pathlib import Path
 
 from extractors import ExtractionError
@@ -22,18 +23,23 @@ from ingest.prepare import NotReadable
 
 
 def cmd_extract(args: argparse.Namespace, config: Config) -> int:
-    out = Path(args.media_dir)
     status = 0
-    for path in discover(args.files):
-        try:
-            document = load_document(path, file_sha256(path), out, config)
-        except (NotReadable, ExtractionError, OSError) as error:
-            print(json.dumps({"file": str(path), "error": str(error)}), flush=True)
-            status = 1
-            continue
-        payload = document.model_dump(mode="json")
-        print(json.dumps(payload, ensure_ascii=False, indent=None if args.json else 2), flush=True)
+    with tempfile.TemporaryDirectory(prefix="fidelity-extract-") as work:
+        for path in discover(args.files):
+            status = max(status, _print_document(path, Path(work), args, config))
     return status
+
+
+def _print_document(path: Path, work: Path, args: argparse.Namespace, config: Config) -> int:
+    """One file's Document as JSON (or its error); 1 when it could not be read."""
+    try:
+        document = load_document(path, file_sha256(path), work, config, args.media)
+    except (NotReadable, ExtractionError, OSError) as error:
+        print(json.dumps({"file": str(path), "error": str(error)}), flush=True)
+        return 1
+    payload = document.model_dump(mode="json")
+    print(json.dumps(payload, ensure_ascii=False, indent=None if args.json else 2), flush=True)
+    return 0
 
 
 def size_argument(text: str) -> str:
@@ -112,7 +118,13 @@ def parser() -> argparse.ArgumentParser:
     extract = sub.add_parser("extract", help="print the Document of each file as JSON")
     extract.add_argument("files", nargs="+", type=Path)
     extract.add_argument("--json", action="store_true", help="one JSON document per line")
-    extract.add_argument("--media-dir", default=".fidelity-media", help="where media files go")
+    extract.add_argument(
+        "--media",
+        "--media-dir",
+        type=Path,
+        default=None,
+        help="write media files under DIR (default: none)",
+    )
     extract.set_defaults(run=cmd_extract)
 
     build_cmd = sub.add_parser("build", help="run every stage over a folder")

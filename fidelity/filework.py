@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from extractors import ExtractionError, extract
+from extractors import ExtractContext, ExtractionError, Source, extract
+from extractors.media import MediaWriter
 from extractors.rendering import Renderers
 from fidelity.core.config import Config
 from fidelity.core.document import Document
@@ -91,8 +92,10 @@ def extract_record(work: FileWork, progress: Progress) -> Document:
     progress.enter("render")
     renderers = Renderers.through(context.converter())
     progress.enter("extract")
+    media = MediaWriter(media_dir(context.out, record.sha256))
     document = extract(
-        Path(record.ooxml), new_document(record), media_dir(context.out, record.sha256), renderers
+        Source(Path(record.ooxml), new_document(record)),
+        ExtractContext(media=media, renderers=renderers),
     )
     document.size.update(record.size)  # ingest measured pages on a rendering: it wins over app.xml
     return document

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from extractors import extract
+from extractors import extract_file
 from fidelity.core.config import Config
 from fidelity.core.document import KEPT_STATUSES, Candidate, Decision, Document
 from fidelity.core.executor import Executor, TaskResult
@@ -41,13 +41,16 @@ from ingest.unoserver_pool import Converter, shared_converter
 __all__ = ["Stages", "build", "filter_candidates", "model_filters"]
 
 
-def load_document(path: Path, sha: str, out: Path, config: Config) -> Document:
-    """Sniff, prepare and extract one file; raises NotReadable or ExtractionError."""
+def load_document(
+    path: Path, sha: str, work: Path, config: Config, media: Path | None = None
+) -> Document:
+    """Sniff, prepare (conversions under `work`) and extract one file, media under `media`
+    (None: no media written); raises NotReadable or ExtractionError."""
     size_mb = path.stat().st_size / 1e6
     if size_mb > config.max_file_mb:
         raise NotReadable(f"file is {size_mb:.1f} MB, over the {config.max_file_mb} MB limit")
     sniffed = sniff(path)
-    ooxml, converted_from = prepare(path, sniffed, out / "converted")
+    ooxml, converted_from = prepare(path, sniffed, work / "converted", sha256=sha)
     document = Document(
         sha256=sha,
         app=sniffed.app,
@@ -56,7 +59,7 @@ def load_document(path: Path, sha: str, out: Path, config: Config) -> Document:
         converted_from=converted_from,
         notes=list(sniffed.notes),
     )
-    return extract(ooxml, document, out / "media" / sha[:16])
+    return extract_file(ooxml, document, media / sha[:16] if media else None)
 
 
 def file_actions(records: list[FileRecord], store: RunStore) -> list[tuple[str, FileRecord]]:

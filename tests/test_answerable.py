@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from openai_stub import StubServer, json_reply, schema_name, text_of
 
-from extractors import extract
+from extractors import extract_file as extract
 from fidelity.core.config import Config, GenerationBudget, ModelsConfig
 from fidelity.core.document import Artifact, Document
 from fidelity.core.llm import ModelClient

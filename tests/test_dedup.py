@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from extractors import extract
+from extractors import extract_file as extract
 from fidelity.core.document import Candidate, Document
 from filters import dedup
 from filters.qualify import qualify

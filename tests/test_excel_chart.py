@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from extractors.chart import chart_text, parse_chart
+from extractors.ooxml.chart import chart_text, parse_chart
 from fidelity.core.xmlsafe import Package
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"

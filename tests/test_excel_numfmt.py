@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from extractors.excel_numfmt import format_value, is_date_format
+from extractors.ooxml.numfmt import format_value, is_date_format
 
 CASES = [
     (0.25, "0%", "25%"),

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from extractors import extract
+from extractors import extract_file as extract
 from fidelity.core.config import Config
 from fidelity.core.document import Document
 from ingest.corpus import ingest_corpus

@@ -121,7 +121,7 @@ def test_every_allowed_module_still_names_an_application() -> None:
 def test_every_registered_module_resolves_to_its_entry_point() -> None:
     """The registry names stage modules by path; each must exist and offer what is called."""
     for app in APPLICATIONS.values():
-        assert callable(importlib.import_module(app.extractor).extract), app.name
+        assert importlib.import_module(app.extractor).EXTRACTOR.app == app.name
         assert callable(importlib.import_module(app.probe).fill), app.name
         assert isinstance(importlib.import_module(app.rules).RULES, dict), app.name
         assert app.plain_format in app.formats and set(app.taxonomy), app.name

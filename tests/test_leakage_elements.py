@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from extractors import extract
+from extractors import extract_file as extract
 from fidelity.core.document import Candidate, Document
 from fidelity.core.views import view_context
 from filters import leakage

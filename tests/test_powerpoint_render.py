@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from extractors import powerpoint
+from extractors import extract_file
 from extractors.rendering import PdfRenderer, Renderers, pdf_to_pngs
 from fidelity.core.document import Document
 from fidelity.core.views import deck_views, view_context
@@ -30,7 +30,7 @@ def pdf(pages: int) -> bytes:
 
 def load(media: Path, slides: PdfRenderer | None = None) -> Document:
     document = Document(sha256="3" * 64, app="powerpoint", format="pptx", source=str(FIXTURE))
-    return powerpoint.extract(FIXTURE, document, media, Renderers(slides=slides))
+    return extract_file(FIXTURE, document, media, Renderers(slides=slides))
 
 
 @needs_poppler

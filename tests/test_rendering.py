@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from extractors import extract
+from extractors import extract_file as extract
 from extractors.rendering import RenderError, Renderers, SheetPageRenderer
 from fidelity.core.document import Document
 from fidelity.core.hashing import file_sha256

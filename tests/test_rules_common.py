@@ -10,7 +10,7 @@ import docx
 import pptx
 import pytest
 
-from extractors.ooxml_props import metadata_artifacts
+from extractors.ooxml.props import metadata_artifacts
 from fidelity.core.document import Artifact, Document
 from fidelity.core.xmlsafe import Package
 from generators.rules import common, powerpoint, word

@@ -17,9 +17,9 @@ from pptx import Presentation
 from pptx.enum.shapes import MSO_SHAPE
 from pptx.util import Inches as PptInches
 
-from extractors import extract
-from extractors.excel_sheet import read_sheet
-from extractors.excel_workbook import open_workbook
+from extractors import extract_file as extract
+from extractors.excel.sheet import read_sheet
+from extractors.excel.workbook import open_workbook
 from fidelity.core.document import Artifact, Candidate, Document
 from fidelity.core.xmlsafe import Package
 from fidelity.explain import _candidate

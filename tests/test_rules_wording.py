@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from extractors import excel, powerpoint, word
+from extractors import extract_file
 from fidelity.core.document import Candidate, Document
 from generators.rules import generate
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
-EXTRACTORS = {"word": word.extract, "excel": excel.extract, "powerpoint": powerpoint.extract}
+EXTRACTORS = {"word": extract_file, "excel": extract_file, "powerpoint": extract_file}
 FOLDERS = {"word": "docx", "excel": "xls*", "powerpoint": "pptx"}
 ARTEFACTS = {
     "doubled space": re.compile(r"\S {2,}\S"),

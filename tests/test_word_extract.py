@@ -10,9 +10,8 @@ from pathlib import Path
 import docx
 import pytest
 
-from extractors import extract
-from fidelity.core.apps import TAXONOMY
-from fidelity.core.document import Document
+from extractors import extract_file as extract
+from fidelity.core.document import TAXONOMY, Document
 from fidelity.core.hashing import file_sha256
 from fidelity.core.text import normalize
 from fidelity.core.views import View, placed_ids, view_context

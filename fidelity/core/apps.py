@@ -17,7 +17,7 @@ class Application:
     """One Office application: where its code lives and what its files are."""
 
     name: str
-    extractor: str  # module with extract(path, document, media_dir, renderers)
+    extractor: str  # module with EXTRACTOR: an extractors.base.Extractor
     probe: str  # ingest module with fill(package, probe, values)
     rules: str  # generators module with RULES (artifact kind -> rule)
     plain_format: str  # the format its extractor reads; other flavours are normalised to it
@@ -51,7 +51,7 @@ APPLICATIONS: dict[str, Application] = {
     for app in (
         Application(
             name="word",
-            extractor="extractors.word",
+            extractor="extractors.word.extractor",
             probe="ingest.probe_word",
             rules="generators.rules.word",
             plain_format="docx",
@@ -92,7 +92,7 @@ APPLICATIONS: dict[str, Application] = {
         ),
         Application(
             name="excel",
-            extractor="extractors.excel",
+            extractor="extractors.excel.extractor",
             probe="ingest.probe_excel",
             rules="generators.rules.excel",
             plain_format="xlsx",
@@ -123,7 +123,7 @@ APPLICATIONS: dict[str, Application] = {
         ),
         Application(
             name="powerpoint",
-            extractor="extractors.powerpoint",
+            extractor="extractors.powerpoint.extractor",
             probe="ingest.probe_powerpoint",
             rules="generators.rules.powerpoint",
             plain_format="pptx",

@@ -1,0 +1,124 @@
+"""Formulas as artifacts: the formula cells of a sheet and the workbook's defined names."""
+
+from __future__ import annotations
+
+import re
+
+from extractors.excel.book import WorkbookState
+from extractors.excel.formulas import analyse
+from extractors.excel.render import sheet_label
+from extractors.excel.sheet import (
+    SheetData,
+)
+from extractors.excel.workbook import SheetInfo
+
+MAX_FORMULAS_PER_SHEET = 2000
+
+
+ASKED_FORMULAS_PER_SHEET = 6
+
+
+class FormulaArtifacts(WorkbookState):
+    """Formulas as artifacts: the formula cells of a sheet and the workbook's defined names."""
+
+    def formula_artifacts(self, sheet: SheetInfo, data: SheetData) -> dict[tuple[int, int], str]:
+        marks: dict[tuple[int, int], str] = {}
+        label = sheet_label(sheet.name)
+        seen_patterns: set[str] = set()
+        asked = 0
+        ordered = sorted(
+            (c for c in data.cells.values() if c.formula),
+            key=lambda c: (c.row, c.col),
+        )
+        if len(ordered) > MAX_FORMULAS_PER_SHEET:
+            self.note(
+                f"sheet {sheet.name!r}: {len(ordered)} formulas, only the first "
+                f"{MAX_FORMULAS_PER_SHEET} become Formula artifacts (the rest show values)"
+            )
+        for cell in ordered[:MAX_FORMULAS_PER_SHEET]:
+            info = analyse(cell.formula or "", self.name_set, self.table_names)
+            pattern = re.sub(r"\$?[A-Z]{1,3}\$?\d+", "R", cell.formula or "")
+            representative = pattern not in seen_patterns and cell.formula_type != "dataTable"
+            seen_patterns.add(pattern)
+            notable = bool(info["sheets"] or info["names"] or info["aggregate"] or info["tables"])
+            ask = (
+                representative
+                and asked < ASKED_FORMULAS_PER_SHEET
+                and (notable or asked < ASKED_FORMULAS_PER_SHEET // 2)
+            )
+            asked += ask
+            shown = cell.display
+            if cell.formula_type == "array":
+                formula_text = f"{{={cell.formula}}}"
+                what = "array formula"
+            else:
+                formula_text = f"={cell.formula}"
+                what = "formula"
+            text = f"{shown} ({what} {label}!{cell.ref}: {formula_text})".strip()
+            facts = {
+                "sheet": sheet.name,
+                "cell": cell.ref,
+                "formula": formula_text,
+                "cached_value": None if cell.value is None else str(cell.value),
+                "display": shown,
+                "formula_type": cell.formula_type,
+                "representative": representative,
+                "ask": ask,
+                **info,
+            }
+            artifact = self.add(
+                "formula",
+                (sheet.name, cell.ref),
+                "Formula",
+                "formula",
+                "element",
+                f"{label}!{cell.ref}",
+                " ".join(text.replace("|", "\\|").split()),
+                facts,
+                fallback=" ".join(shown.replace("|", "\\|").split()),
+            )
+            self.formulas[(sheet.name, cell.ref)] = artifact
+            marks[(cell.row, cell.col)] = artifact.placeholder or ""
+        return marks
+
+    def defined_names(self) -> None:
+        names = [n for n in self.workbook.names if not n.name.startswith("_xlnm.")]
+        if not names:
+            return
+        self.body.append("## Defined names")
+        users_of: dict[str, list[str]] = {}
+        for formula in self.formulas.values():
+            for used in formula.facts.get("names", []):
+                users_of.setdefault(used, []).append(
+                    f"{sheet_label(formula.facts['sheet'])}!{formula.facts['cell']}"
+                )
+        for name in names:
+            values = self.resolve_values(name.value, name.scope or "")
+            scope = f" (scope: sheet '{name.scope}')" if name.scope else ""
+            text = f"Defined name '{name.name}'{scope} refers to {name.value}"
+            if len(values) == 1:
+                text += f" (value: {values[0]})"
+            if name.hidden:
+                text += " [hidden name]"
+            if name.comment:
+                text += f"\nComment: {name.comment}"
+            users = users_of.get(name.name, [])
+            facts = {
+                "name": name.name,
+                "refers_to": name.value,
+                "scope": name.scope,
+                "hidden": name.hidden,
+                "value": values[0] if len(values) == 1 else None,
+                "used_by": users[:20],
+            }
+            artifact = self.add(
+                "name",
+                (name.name, name.scope or ""),
+                "Other",
+                "defined-name",
+                "element",
+                name.name,
+                text,
+                facts,
+            )
+            self.body.append(artifact.placeholder or "")

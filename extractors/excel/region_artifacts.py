@@ -1,0 +1,202 @@
+"""Cell ranges as artifacts: detected regions (headers, lookups), formal tables, pivot tables."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from extractors.excel.book import WorkbookState
+from extractors.excel.regions import Region
+from extractors.excel.render import CellRenderer, cell_lines, grid, sheet_label
+from extractors.excel.sheet import (
+    MAX_ROWS,
+    SheetData,
+    range_ref,
+)
+from extractors.excel.workbook import SheetInfo
+
+MAX_LOOKUPS = 4
+
+
+class RegionArtifacts(WorkbookState):
+    """Cell ranges as artifacts: detected regions, formal tables, pivot tables."""
+
+    def region(
+        self,
+        sheet: SheetInfo,
+        label: str,
+        region: Region,
+        renderer: CellRenderer,
+        data: SheetData,
+    ) -> str:
+        ref = range_ref(region.box)
+        locator = f"{label}!{ref}"
+        if region.kind == "tlr":
+            header = region.header_row
+            detail = f"header row {header}" if header else "no header row detected"
+            text = f"Table-like range {locator} ({detail})\n\n" + grid(
+                renderer, region.box, header, MAX_ROWS
+            )
+            facts = {
+                "sheet": sheet.name,
+                "range": ref,
+                "header_row": header,
+                "headers": self.headers(data, region.box, header),
+                "lookups": self.lookups(data, region.box, header),
+                "rows": region.box[2] - region.box[0] + 1,
+                "columns": region.box[3] - region.box[1] + 1,
+            }
+            artifact = self.add(
+                "tlr", (sheet.name, ref), "TLR", "tlr", "table", locator, text, facts
+            )
+            return artifact.placeholder or ""
+        text = f"Cells in {locator}:\n" + cell_lines(renderer, region.cells)
+        pairs = []
+        for row, col in region.cells:
+            left, right = data.cells.get((row, col)), data.cells.get((row, col + 1))
+            if (
+                left is not None
+                and right is not None
+                and isinstance(left.value, str)
+                and left.display.strip()
+                and right.display.strip()
+                and not right.formula
+            ):
+                pairs.append({"label": left.display, "cell": right.ref, "value": right.display})
+        facts = {
+            "sheet": sheet.name,
+            "range": ref,
+            "cells": [
+                {"cell": data.cells[p].ref, "text": data.cells[p].display}
+                for p in region.cells[:50]
+                if p in data.cells
+            ],
+            "pairs": pairs[:10],
+        }
+        artifact = self.add(
+            "cells", (sheet.name, ref), "Unstructured", "cells", "text", locator, text, facts
+        )
+        return artifact.placeholder or ""
+
+    @staticmethod
+    def headers(data: SheetData, box: tuple[int, int, int, int], header: int | None) -> dict:
+        if header is None:
+            return {}
+        out = {}
+        for col in range(box[1], box[3] + 1):
+            cell = data.cells.get((header, col))
+            if cell is not None and cell.display.strip():
+                out[cell.ref[: -len(str(header))]] = cell.display
+        return out
+
+    @staticmethod
+    def lookups(data: SheetData, box: tuple[int, int, int, int], header: int | None) -> list:
+        """Cells addressable by (row label in the first column, column header)."""
+        if header is None:
+            return []
+        top, left, bottom, right = box
+        labels: dict[int, str] = {}
+        for row in range(header + 1, bottom + 1):
+            cell = data.cells.get((row, left))
+            if cell is not None and isinstance(cell.value, str) and cell.display.strip():
+                labels[row] = cell.display.strip()
+        unique_labels = {r: t for r, t in labels.items() if list(labels.values()).count(t) == 1}
+        # A header merged over several columns names none of them alone (ask no lookup there).
+        spanned = {
+            (header, col)
+            for top_row, first, bottom_row, last in data.merged
+            if top_row <= header <= bottom_row and last > first
+            for col in range(first, last + 1)
+        }
+        out = []
+        for row, row_label in unique_labels.items():
+            for col in range(right, left, -1):
+                head = data.cells.get((header, col))
+                cell = data.cells.get((row, col))
+                if head is None or cell is None or not head.display.strip():
+                    continue
+                if (header, col) in spanned:
+                    continue
+                if not cell.display.strip() or len(cell.display) > 60:
+                    continue
+                out.append(
+                    {
+                        "cell": cell.ref,
+                        "row_label": row_label,
+                        "column_header": head.display.strip(),
+                        "value": cell.display.strip(),
+                        "formula": bool(cell.formula),
+                    }
+                )
+                break
+            if len(out) >= MAX_LOOKUPS:
+                break
+        return out
+
+    def table(self, sheet: SheetInfo, table: dict[str, Any], renderer: CellRenderer) -> str:
+        label = sheet_label(sheet.name)
+        box = table["box"]
+        header = box[0] if table["header_rows"] else None
+        lines = [f"Table '{table['name']}' at {label}!{table['ref']}"]
+        if table["style"]:
+            lines.append(f"Table style: {table['style']}")
+        columns = ", ".join(c["name"] for c in table["columns"])
+        lines.append(f"Declared columns: {columns}")
+        if table["totals_rows"]:
+            lines.append("The table has a totals row")
+        for column in table["columns"]:
+            if column["formula"]:
+                lines.append(f"Calculated column '{column['name']}': ={column['formula']}")
+            if column["totals_function"] and table["totals_rows"]:
+                lines.append(f"Totals row of '{column['name']}': {column['totals_function']}")
+        text = "\n".join(lines) + "\n\n" + grid(renderer, box, header, MAX_ROWS)
+        data = self.data[sheet.name]
+        facts = {
+            **{k: v for k, v in table.items() if k != "box"},
+            "sheet": sheet.name,
+            "range": table["ref"],
+            "lookups": self.lookups(data, box, header),
+        }
+        artifact = self.add(
+            "table",
+            (sheet.name, table["name"]),
+            "Table",
+            "table",
+            "table",
+            f"{label}!{table['ref']}",
+            text,
+            facts,
+        )
+        return artifact.placeholder or ""
+
+    def pivot(self, sheet: SheetInfo, pivot: dict[str, Any], renderer: CellRenderer) -> str:
+        label = sheet_label(sheet.name)
+        lines = [f"PivotTable '{pivot['name']}' at {label}!{pivot['location']}"]
+        lines.append(f"Source data: {pivot['source'] or 'unknown'}")
+        for key, word in (
+            ("row_fields", "Row fields"),
+            ("column_fields", "Column fields"),
+            ("page_fields", "Filter (page) fields"),
+        ):
+            if pivot[key]:
+                lines.append(f"{word}: {', '.join(pivot[key])}")
+        for data_field in pivot["data_fields"]:
+            shown = f" shown as {data_field['show_as']}" if data_field["show_as"] else ""
+            lines.append(
+                f"Value field '{data_field['name']}': {data_field['aggregation']} "
+                f"of {data_field['field']}{shown}"
+            )
+        text = "\n".join(lines)
+        if pivot["box"] is not None:
+            text += "\n\n" + grid(renderer, pivot["box"], None, MAX_ROWS)
+        facts = {**{k: v for k, v in pivot.items() if k != "box"}, "sheet": sheet.name}
+        artifact = self.add(
+            "pivot",
+            (sheet.name, pivot["name"]),
+            "PivotTable",
+            "pivot",
+            "table",
+            f"{label}!{pivot['location']}",
+            text,
+            facts,
+        )
+        return artifact.placeholder or ""

@@ -1,0 +1,134 @@
+"""Render sheet cells as text with coordinates: Markdown grids and one-line-per-cell lists.
+
+Each cell shows its displayed value (or the placeholder of its Formula artifact,
+which carries value and formula), Markdown bold/italic for emphasis, and bracketed
+cues for fills, font colours, merges; rows set apart by borders (totals) say so.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+
+from openpyxl.utils.cell import get_column_letter
+
+from extractors.excel.sheet import Cell, range_ref
+from extractors.excel.workbook import CellStyle
+
+Box = tuple[int, int, int, int]
+MARKING_BORDERS = {"medium", "thick", "double", "thin"}
+
+
+def sheet_label(name: str) -> str:
+    """A sheet name as formulas write it: quoted when it holds anything but letters/digits."""
+    plain = name.replace("_", "").replace(".", "").isalnum()
+    return name if plain else "'" + name.replace("'", "''") + "'"
+
+
+def escape(text: str) -> str:
+    return " ".join(text.replace("|", "\\|").split())
+
+
+class CellRenderer:
+    """Turns a cell into its text, given styles, formula placeholders and merged ranges."""
+
+    def __init__(
+        self,
+        cells: dict[tuple[int, int], Cell],
+        style_of: Callable[[int], CellStyle],
+        placeholders: dict[tuple[int, int], str],
+        merged: list[Box],
+    ) -> None:
+        self.cells = cells
+        self.style_of = style_of
+        self.placeholders = placeholders
+        self.merged_at = {(b[0], b[1]): b for b in merged}
+        fonts = Counter(style_of(cell.style).font_color for cell in cells.values())
+        self.usual_font = fonts.most_common(1)[0][0] if fonts else None
+        self.covered = {
+            (row, col)
+            for b in merged
+            for row in range(b[0], min(b[2], b[0] + 200) + 1)
+            for col in range(b[1], min(b[3], b[1] + 50) + 1)
+            if (row, col) != (b[0], b[1])
+        }
+
+    def text(self, point: tuple[int, int]) -> str:
+        cell = self.cells.get(point)
+        if cell is None:
+            return ""
+        style = self.style_of(cell.style)
+        shown = self.placeholders.get(point) or escape(cell.display)
+        if shown and (style.bold or style.italic) and point not in self.placeholders:
+            mark = "**" if style.bold else ""
+            mark += "*" if style.italic else ""
+            shown = f"{mark}{shown}{mark[::-1]}"
+        cues = style.cues(self.usual_font)
+        if point in self.merged_at:
+            cues.append(f"merged {range_ref(self.merged_at[point])}")
+        if cues:
+            shown = f"{shown} [{'; '.join(cues)}]"
+        return shown
+
+    def marked_rows(self, box: Box) -> set[int]:
+        """Rows whose cells carry a top or double-bottom border that most rows lack (totals)."""
+        top, left, bottom, right = box
+        marked = set()
+        for row in range(top, bottom + 1):
+            styles = [
+                self.style_of(self.cells[(row, col)].style)
+                for col in range(left, right + 1)
+                if (row, col) in self.cells
+            ]
+            if not styles:
+                continue
+            bordered = sum(
+                1 for s in styles if s.border_top in MARKING_BORDERS or s.border_bottom == "double"
+            )
+            if bordered * 2 >= len(styles):
+                marked.add(row)
+        if len(marked) > max(2, (bottom - top + 1) // 4):
+            return set()
+        return marked
+
+
+def grid(renderer: CellRenderer, box: Box, header_row: int | None, limit: int) -> str:
+    """A Markdown table of `box`: a Row column, then one column per sheet column."""
+    top, left, bottom, right = box
+    letters = [get_column_letter(col) for col in range(left, right + 1)]
+    if header_row is not None:
+        heads = []
+        for col, letter in zip(range(left, right + 1), letters, strict=True):
+            label = renderer.text((header_row, col))
+            heads.append(f"{letter}: {label}" if label else letter)
+        first = f"Row {header_row}"
+        start = header_row + 1
+    else:
+        heads, first, start = letters, "Row", top
+    lines = [
+        "| " + " | ".join([first, *heads]) + " |",
+        "|" + "---|" * (len(heads) + 1),
+    ]
+    marked = renderer.marked_rows(box)
+    shown = 0
+    for row in range(start, bottom + 1):
+        values = [renderer.text((row, col)) for col in range(left, right + 1)]
+        if not any(values):
+            continue
+        if shown >= limit:
+            lines.append(f"(rows after {row - 1} not rendered: limit of {limit} rows per range)")
+            break
+        label = f"{row} (border-marked row)" if row in marked else str(row)
+        lines.append("| " + " | ".join([label, *values]) + " |")
+        shown += 1
+    return "\n".join(lines)
+
+
+def cell_lines(renderer: CellRenderer, points: list[tuple[int, int]]) -> str:
+    """One line per cell: 'B4: text'."""
+    lines = []
+    for point in sorted(points):
+        text = renderer.text(point)
+        if text:
+            lines.append(f"{get_column_letter(point[1])}{point[0]}: {text}")
+    return "\n".join(lines)

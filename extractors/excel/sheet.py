@@ -1,0 +1,365 @@
+"""Stream one worksheet part into cells (formula AND cached value) plus sheet-level features.
+
+The sheet XML is read with lxml iterparse and each row is dropped once read, so
+memory stays bounded however many rows the sheet has: only the first MAX_ROWS
+rows / MAX_CELLS cells are kept for rendering; the rest is counted.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from lxml import etree
+from openpyxl.formula.translate import Translator
+from openpyxl.utils.cell import column_index_from_string, get_column_letter
+
+from extractors.excel.colors import resolve
+from extractors.excel.workbook import Workbook, _rich_text, iterparse_part, local, rid
+from extractors.ooxml.numfmt import format_value, general
+
+MAX_ROWS = 1000
+MAX_CELLS = 20_000
+MAX_FEATURES = 500
+
+_REF = re.compile(r"^\$?([A-Z]{1,3})\$?(\d+)$")
+
+SHEET_TAGS = (
+    "{*}row",
+    "{*}sheetPr",
+    "{*}dimension",
+    "{*}pane",
+    "{*}mergeCell",
+    "{*}conditionalFormatting",
+    "{*}dataValidation",
+    "{*}hyperlink",
+    "{*}drawing",
+    "{*}legacyDrawing",
+    "{*}tablePart",
+)
+
+
+def parse_ref(ref: str) -> tuple[int, int]:
+    """'B3' -> (row 3, column 2)."""
+    match = _REF.match(ref.strip().upper())
+    if not match:
+        raise ValueError(f"not a cell reference: {ref!r}")
+    return int(match.group(2)), column_index_from_string(match.group(1))
+
+
+def parse_range(ref: str) -> tuple[int, int, int, int]:
+    """'A1:C4' -> (min_row, min_col, max_row, max_col); a single cell is a 1x1 range."""
+    first, _, last = ref.partition(":")
+    r1, c1 = parse_ref(first)
+    r2, c2 = parse_ref(last) if last else (r1, c1)
+    return min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)
+
+
+def cell_ref(row: int, col: int) -> str:
+    return f"{get_column_letter(col)}{row}"
+
+
+def range_ref(box: tuple[int, int, int, int]) -> str:
+    top, left, bottom, right = box
+    first, last = cell_ref(top, left), cell_ref(bottom, right)
+    return first if first == last else f"{first}:{last}"
+
+
+@dataclass
+class Cell:
+    row: int
+    col: int
+    value: object
+    display: str
+    formula: str | None = None
+    formula_type: str | None = None
+    style: int = 0
+    error: bool = False
+
+    @property
+    def ref(self) -> str:
+        return cell_ref(self.row, self.col)
+
+
+@dataclass
+class SheetData:
+    """What one worksheet holds, as far as it is kept for rendering."""
+
+    cells: dict[tuple[int, int], Cell] = field(default_factory=dict)
+    max_row: int = 0
+    max_col: int = 0
+    rows_seen: int = 0
+    cells_seen: int = 0
+    formulas_seen: int = 0
+    truncated_at_row: int | None = None
+    dimension: str | None = None
+    tab_color: str | None = None
+    frozen: str | None = None
+    merged: list[tuple[int, int, int, int]] = field(default_factory=list)
+    hyperlinks: list[dict[str, str]] = field(default_factory=list)
+    validations: list[dict[str, object]] = field(default_factory=list)
+    conditional: list[dict[str, object]] = field(default_factory=list)
+    drawing_rids: list[str] = field(default_factory=list)
+    legacy_drawing_rid: str | None = None
+    table_rids: list[str] = field(default_factory=list)
+
+
+def _children(cell_element) -> dict[str, etree._Element]:
+    """A c element's first child of each local name (v, f, is): one scan instead of finds."""
+    out: dict[str, etree._Element] = {}
+    for child in cell_element:
+        tag = child.tag
+        if isinstance(tag, str):
+            out.setdefault(tag[tag.rfind("}") + 1 :], child)
+    return out
+
+
+def _value(
+    children: dict[str, etree._Element], kind: str, workbook: Workbook
+) -> tuple[object, bool]:
+    """(python value, is_error) of a c element from its v / is child."""
+    if kind == "inlineStr":
+        inline = children.get("is")
+        return (_rich_text(inline) if inline is not None else ""), False
+    v = children.get("v")
+    if v is None:
+        return None, False
+    raw = v.text or ""
+    if kind == "s":
+        try:
+            return workbook.strings[int(raw)], False
+        except (ValueError, IndexError):
+            return "", False
+    if kind == "b":
+        return raw.strip() in ("1", "true"), False
+    if kind == "e":
+        return raw, True
+    if kind in ("str",):
+        return raw, False
+    if kind == "d":
+        try:
+            return datetime.fromisoformat(raw.replace("Z", "")), False
+        except ValueError:
+            return raw, False
+    try:
+        number = float(raw)
+    except ValueError:
+        return raw, False
+    return (int(number) if number.is_integer() and abs(number) < 2**53 else number), False
+
+
+def _display(value: object, style: int, workbook: Workbook) -> str:
+    if isinstance(value, datetime):
+        code = workbook.styles.of(style).number_format
+        return value.isoformat(sep=" ") if code == "General" else str(value.date())
+    code = workbook.styles.of(style).number_format
+    try:
+        return format_value(value, code, workbook.date1904)
+    except (ValueError, ArithmeticError, OverflowError):
+        return general(value) if isinstance(value, int | float) else str(value)
+
+
+class _SharedFormulas:
+    """Master formulas of shared-formula groups, translated to each dependent cell."""
+
+    def __init__(self) -> None:
+        self.masters: dict[str, tuple[str, str]] = {}
+        self.translators: dict[str, Translator] = {}  # one per master: it tokenizes once
+
+    def translator(self, index: str) -> Translator:
+        if index not in self.translators:
+            master, origin = self.masters[index]
+            self.translators[index] = Translator(f"={master}", origin=origin)
+        return self.translators[index]
+
+    def resolve(
+        self, formula: etree._Element | None, row: int, col: int
+    ) -> tuple[str | None, str | None]:
+        if formula is None:
+            return None, None
+        ref = cell_ref(row, col)
+        kind = formula.get("t", "normal")
+        text = formula.text or ""
+        if kind == "shared":
+            index = formula.get("si", "")
+            if text:
+                self.masters[index] = (text, ref)
+                self.translators.pop(index, None)
+            elif index in self.masters:
+                try:
+                    text = self.translator(index).translate_formula(ref)[1:]
+                except Exception:  # untranslatable: the cell's own formula is unknown
+                    return None, "shared-untranslated"
+        if not text:
+            return None, None
+        return text, kind
+
+
+def read_sheet(workbook: Workbook, part: str) -> SheetData:
+    """Stream a worksheet part; see the module docstring for the caps."""
+    data = SheetData()
+    shared = _SharedFormulas()
+    for element in iterparse_part(workbook.package, part, SHEET_TAGS):
+        name = local(element)
+        if name == "row":
+            _read_row(element, data, workbook, shared)
+        elif name == "sheetPr":
+            tab = element.find("{*}tabColor")
+            if tab is not None:
+                data.tab_color = resolve(tab, workbook.theme)
+        elif name == "dimension":
+            data.dimension = element.get("ref")
+        elif name == "pane" and element.get("state") in ("frozen", "frozenSplit"):
+            data.frozen = element.get("topLeftCell")
+        elif name == "mergeCell" and len(data.merged) < 10 * MAX_FEATURES:
+            try:
+                data.merged.append(parse_range(element.get("ref", "")))
+            except ValueError:
+                continue
+        elif name == "hyperlink" and len(data.hyperlinks) < MAX_FEATURES:
+            data.hyperlinks.append(
+                {
+                    "ref": element.get("ref", ""),
+                    "rid": rid(element) or "",
+                    "location": element.get("location", ""),
+                    "display": element.get("display", ""),
+                    "tooltip": element.get("tooltip", ""),
+                }
+            )
+        elif name == "dataValidation" and len(data.validations) < MAX_FEATURES:
+            data.validations.append(_validation(element))
+        elif name == "conditionalFormatting" and len(data.conditional) < MAX_FEATURES:
+            data.conditional.extend(_conditional(element, workbook))
+        elif name == "drawing":
+            data.drawing_rids.append(rid(element) or "")
+        elif name == "legacyDrawing":
+            data.legacy_drawing_rid = rid(element)
+        elif name == "tablePart":
+            data.table_rids.append(rid(element) or "")
+    return data
+
+
+def _read_row(element, data: SheetData, workbook: Workbook, shared: _SharedFormulas) -> None:
+    data.rows_seen += 1
+    try:
+        row_number = int(element.get("r", "0")) or data.max_row + 1
+    except ValueError:
+        row_number = data.max_row + 1
+    if data.truncated_at_row is not None and row_number > data.truncated_at_row:
+        _count_row(element, data, row_number)
+        return
+    col_number = 0
+    for cell_element in element:
+        if local(cell_element) != "c":
+            continue
+        ref = cell_element.get("r")
+        try:
+            row, col = parse_ref(ref) if ref else (row_number, col_number + 1)
+        except ValueError:
+            row, col = row_number, col_number + 1
+        col_number = col
+        children = _children(cell_element)
+        formula, formula_type = shared.resolve(children.get("f"), row, col)
+        kind = cell_element.get("t", "n")
+        value, error = _value(children, kind, workbook)
+        if value is None and formula is None:
+            continue
+        if value == "" and formula is None:
+            continue
+        data.cells_seen += 1
+        data.formulas_seen += formula is not None
+        data.max_row = max(data.max_row, row)
+        data.max_col = max(data.max_col, col)
+        if data.truncated_at_row is None and (row > MAX_ROWS or len(data.cells) >= MAX_CELLS):
+            data.truncated_at_row = row
+        if data.truncated_at_row is not None and row >= data.truncated_at_row:
+            continue
+        try:
+            style = int(cell_element.get("s", "0"))
+        except ValueError:
+            style = 0
+        data.cells[(row, col)] = Cell(
+            row=row,
+            col=col,
+            value=value,
+            display=_display(value, style, workbook) if value is not None else "",
+            formula=formula,
+            formula_type=formula_type,
+            style=style,
+            error=error,
+        )
+
+
+def _count_row(element, data: SheetData, row_number: int) -> None:
+    """A row past the rendering cap: only counted (no value parsing, no formula translation)."""
+    for cell_element in element:
+        children = {local(child) for child in cell_element}
+        if "f" in children:
+            data.formulas_seen += 1
+        if children & {"v", "is", "f"}:
+            data.cells_seen += 1
+            data.max_row = max(data.max_row, row_number)
+            try:
+                data.max_col = max(data.max_col, parse_ref(cell_element.get("r", ""))[1])
+            except ValueError:
+                continue
+
+
+def _validation(element) -> dict[str, object]:
+    """A dataValidation (classic or x14 extension, whose parts are child elements)."""
+    sqref = element.get("sqref") or element.findtext("{*}sqref") or ""
+
+    def formula(tag: str) -> str | None:
+        node = element.find(f"{{*}}{tag}")
+        if node is None:
+            return None
+        inner = node.findtext("{*}f")
+        return (inner if inner is not None else node.text or "").strip() or None
+
+    return {
+        "sqref": sqref.strip(),
+        "type": element.get("type", "none"),
+        "operator": element.get("operator"),
+        "formula1": formula("formula1"),
+        "formula2": formula("formula2"),
+        "allow_blank": element.get("allowBlank") in ("1", "true"),
+        "prompt_title": element.get("promptTitle"),
+        "prompt": element.get("prompt"),
+        "error_title": element.get("errorTitle"),
+        "error": element.get("error"),
+    }
+
+
+def _conditional(element, workbook: Workbook) -> list[dict[str, object]]:
+    sqref = element.get("sqref") or element.findtext("{*}sqref") or ""
+    rules = []
+    for rule in element.iterfind("{*}cfRule"):
+        formulas = [f.text or "" for f in rule.iterfind("{*}formula")]
+        formulas += [f.text or "" for f in rule.iterfind("{*}f")]
+        style: dict[str, str] = {}
+        dxf = rule.get("dxfId")
+        if dxf is not None and dxf.isdigit() and int(dxf) < len(workbook.styles.dxf):
+            style = workbook.styles.dxf[int(dxf)]
+        rules.append(
+            {
+                "sqref": sqref.strip(),
+                "type": rule.get("type", ""),
+                "operator": rule.get("operator"),
+                "formulas": [f for f in formulas if f],
+                "text": rule.get("text"),
+                "rank": rule.get("rank"),
+                "percent": rule.get("percent") in ("1", "true"),
+                "bottom": rule.get("bottom") in ("1", "true"),
+                "above_average": rule.get("aboveAverage", "1") not in ("0", "false"),
+                "style": style,
+                "visual": next(
+                    (local(child) for child in rule if local(child) in _VISUAL_RULES), None
+                ),
+                "icon_set": next((c.get("iconSet") for c in rule if local(c) == "iconSet"), None),
+            }
+        )
+    return rules
+
+
+_VISUAL_RULES = {"colorScale", "dataBar", "iconSet"}

@@ -1,0 +1,326 @@
+"""Workbook-level parts of a spreadsheet package: sheets, defined names, strings, styles.
+
+Namespace-agnostic (`{*}` paths) so transitional and strict OOXML read the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from extractors.excel import colors as excel_colors
+from extractors.ooxml.numfmt import format_code
+from fidelity.core.xmlsafe import Package, UnsafePackage
+
+STATES = {"visible": "visible", "hidden": "hidden", "veryHidden": "very hidden"}
+
+
+def rid(element: etree._Element) -> str | None:
+    """The r:id attribute of an element, whatever the relationships namespace."""
+    for key, value in element.attrib.items():
+        if key.endswith("}id"):
+            return value
+    return None
+
+
+def local(element: etree._Element) -> str:
+    """The tag without its namespace (sliced: QName costs an object per call on every cell)."""
+    tag = element.tag
+    if isinstance(tag, str):
+        return tag[tag.rfind("}") + 1 :]
+    return etree.QName(element).localname
+
+
+def is_true(value: str | None, default: bool = False) -> bool:
+    return default if value is None else value in ("1", "true", "on")
+
+
+@dataclass
+class SheetInfo:
+    name: str
+    index: int
+    state: str
+    part: str | None
+    kind: str
+
+
+@dataclass
+class DefinedName:
+    name: str
+    value: str
+    scope: str | None
+    hidden: bool
+    comment: str | None
+
+
+@dataclass
+class CellStyle:
+    """What a style index means for display and for meaningful formatting cues."""
+
+    number_format: str = "General"
+    bold: bool = False
+    italic: bool = False
+    underline: bool = False
+    strike: bool = False
+    font_color: str | None = None
+    fill: str | None = None
+    border_top: str | None = None
+    border_bottom: str | None = None
+
+    def cues(self, usual_font: str | None = None) -> list[str]:
+        """Formatting that carries meaning; the sheet's usual font colour is not repeated."""
+        out = []
+        if self.fill:
+            out.append(f"fill {excel_colors.describe(self.fill)}")
+        if self.font_color and self.font_color not in ("000000", usual_font):
+            out.append(f"font {excel_colors.describe(self.font_color)}")
+        if self.underline:
+            out.append("underlined")
+        if self.strike:
+            out.append("strikethrough")
+        return out
+
+
+@dataclass
+class Styles:
+    cell: list[CellStyle] = field(default_factory=list)
+    dxf: list[dict[str, str]] = field(default_factory=list)
+
+    def of(self, index: int) -> CellStyle:
+        return self.cell[index] if 0 <= index < len(self.cell) else CellStyle()
+
+
+@dataclass
+class Workbook:
+    package: Package
+    part: str
+    sheets: list[SheetInfo]
+    names: list[DefinedName]
+    strings: list[str]
+    styles: Styles
+    date1904: bool
+    theme: list[str]
+    rels: dict[str, tuple[str, str, str]]
+
+
+def _office_document(package: Package) -> str:
+    for kind, target, _ in package.rels("").values():
+        if kind == "officeDocument":
+            return Package.resolve("", target)
+    if package.has("xl/workbook.xml"):
+        return "xl/workbook.xml"
+    raise UnsafePackage("no workbook part in this package")
+
+
+def _rich_text(si: etree._Element) -> str:
+    """Text of a shared string or inline string, without phonetic runs."""
+    parts = []
+    for node in si.iter("{*}t"):
+        parent = node.getparent()
+        if parent is not None and local(parent) == "rPh":
+            continue
+        parts.append(node.text or "")
+    return "".join(parts)
+
+
+def iterparse_part(package: Package, name: str, tags: tuple[str, ...]) -> Iterator[etree._Element]:
+    """Stream the elements `tags` ("{*}row"…) of a part in bounded memory, safely.
+
+    The part is read from the zip as a stream; a DTD or entity declaration is refused,
+    and each yielded element is cleared (with its earlier siblings) once the caller moves on.
+    """
+    info = package.zip.getinfo(name)
+    if info.file_size > 4 * 1024 * 1024 * 1024:
+        raise UnsafePackage(f"{name} is {info.file_size} bytes, over the limit")
+    with package.zip.open(name) as handle:
+        head = handle.read(65536)
+    if b"<!DOCTYPE" in head or b"<!ENTITY" in head:
+        raise UnsafePackage(f"{name} declares a DTD or entities")
+    with package.zip.open(name) as handle:
+        events = etree.iterparse(
+            handle,
+            events=("end",),
+            tag=tags,
+            resolve_entities=False,
+            no_network=True,
+            load_dtd=False,
+            huge_tree=True,
+        )
+        for _, element in events:
+            yield element
+            element.clear(keep_tail=False)
+            while element.getprevious() is not None:
+                del element.getparent()[0]
+
+
+def _shared_strings(package: Package, part: str | None) -> list[str]:
+    if part is None or not package.has(part):
+        return []
+    return [_rich_text(si) for si in iterparse_part(package, part, ("{*}si",))]
+
+
+def _color_of(parent: etree._Element | None, theme: list[str]) -> str | None:
+    if parent is None:
+        return None
+    return excel_colors.resolve(parent.find("{*}color"), theme)
+
+
+def _fill(fill: etree._Element, theme: list[str]) -> str | None:
+    pattern = fill.find("{*}patternFill")
+    if pattern is not None:
+        kind = pattern.get("patternType", "none")
+        if kind == "none":
+            return None
+        colour = excel_colors.resolve(pattern.find("{*}fgColor"), theme)
+        if kind != "solid" and colour is None:
+            colour = excel_colors.resolve(pattern.find("{*}bgColor"), theme)
+        if colour in (None, "FFFFFF") and kind == "solid":
+            return None
+        return colour
+    gradient = fill.find("{*}gradientFill")
+    if gradient is not None:
+        stops = [excel_colors.resolve(s.find("{*}color"), theme) for s in gradient]
+        return next((s for s in stops if s), None)
+    return None
+
+
+def _border(border: etree._Element, side: str) -> str | None:
+    element = border.find(f"{{*}}{side}")
+    if element is None:
+        return None
+    return element.get("style") or None
+
+
+def _font(font: etree._Element, theme: list[str]) -> dict[str, object]:
+    def flag(tag: str) -> bool:
+        element = font.find(f"{{*}}{tag}")
+        return element is not None and is_true(element.get("val"), True)
+
+    underline = font.find("{*}u")
+    return {
+        "bold": flag("b"),
+        "italic": flag("i"),
+        "underline": underline is not None and underline.get("val", "single") != "none",
+        "strike": flag("strike"),
+        "font_color": _color_of(font, theme),
+    }
+
+
+def _styles(package: Package, part: str | None, theme: list[str]) -> Styles:
+    root = package.xml(part) if part else None
+    if root is None:
+        return Styles()
+    custom = {}
+    for fmt in root.iterfind("{*}numFmts/{*}numFmt"):
+        try:
+            custom[int(fmt.get("numFmtId", "-1"))] = fmt.get("formatCode", "General")
+        except ValueError:
+            continue
+    fonts = [_font(f, theme) for f in root.iterfind("{*}fonts/{*}font")]
+    fills = [_fill(f, theme) for f in root.iterfind("{*}fills/{*}fill")]
+    borders = [
+        (_border(b, "top"), _border(b, "bottom")) for b in root.iterfind("{*}borders/{*}border")
+    ]
+
+    def pick(items: list, index: str | None, default: object) -> object:
+        try:
+            return items[int(index or 0)]
+        except (ValueError, IndexError):
+            return default
+
+    cells = []
+    for xf in root.iterfind("{*}cellXfs/{*}xf"):
+        try:
+            num_fmt = int(xf.get("numFmtId", "0"))
+        except ValueError:
+            num_fmt = 0
+        font = pick(fonts, xf.get("fontId"), {})
+        top, bottom = pick(borders, xf.get("borderId"), (None, None))  # type: ignore[misc]
+        cells.append(
+            CellStyle(
+                number_format=format_code(num_fmt, custom),
+                fill=pick(fills, xf.get("fillId"), None),  # type: ignore[arg-type]
+                border_top=top,
+                border_bottom=bottom,
+                **font,  # type: ignore[arg-type]
+            )
+        )
+    dxfs = []
+    for dxf in root.iterfind("{*}dxfs/{*}dxf"):
+        entry: dict[str, str] = {}
+        fill = dxf.find("{*}fill")
+        if fill is not None:
+            pattern = fill.find("{*}patternFill")
+            colour = None
+            if pattern is not None:
+                colour = excel_colors.resolve(pattern.find("{*}bgColor"), theme)
+                colour = colour or excel_colors.resolve(pattern.find("{*}fgColor"), theme)
+            if colour:
+                entry["fill"] = excel_colors.describe(colour)
+        font = dxf.find("{*}font")
+        if font is not None:
+            details = _font(font, theme)
+            if details["font_color"]:
+                entry["font"] = excel_colors.describe(str(details["font_color"]))
+            if details["bold"]:
+                entry["bold"] = "bold"
+        dxfs.append(entry)
+    return Styles(cell=cells, dxf=dxfs)
+
+
+def open_workbook(package: Package) -> Workbook:
+    part = _office_document(package)
+    root = package.xml(part)
+    if root is None:
+        raise UnsafePackage(f"{part} is missing")
+    rels = package.rels(part)
+    by_type: dict[str, str] = {}
+    for kind, target, mode in rels.values():
+        if mode != "External":
+            by_type.setdefault(kind, Package.resolve(part, target))
+    theme = excel_colors.theme_colors(
+        package.xml(by_type["theme"]) if by_type.get("theme") in package.names else None
+    )
+    sheets = []
+    for index, sheet in enumerate(root.iterfind("{*}sheets/{*}sheet"), start=1):
+        rel = rels.get(rid(sheet) or "")
+        target = Package.resolve(part, rel[1]) if rel else None
+        sheets.append(
+            SheetInfo(
+                name=sheet.get("name", f"Sheet{index}"),
+                index=index,
+                state=STATES.get(sheet.get("state", "visible"), "visible"),
+                part=target if target in package.names else None,
+                kind=rel[0] if rel else "worksheet",
+            )
+        )
+    names = []
+    for defined in root.iterfind("{*}definedNames/{*}definedName"):
+        scope = defined.get("localSheetId")
+        scope_name = None
+        if scope is not None and scope.isdigit() and int(scope) < len(sheets):
+            scope_name = sheets[int(scope)].name
+        names.append(
+            DefinedName(
+                name=defined.get("name", ""),
+                value=(defined.text or "").strip(),
+                scope=scope_name,
+                hidden=is_true(defined.get("hidden")),
+                comment=defined.get("comment"),
+            )
+        )
+    properties = root.find("{*}workbookPr")
+    date1904 = properties is not None and is_true(properties.get("date1904"))
+    return Workbook(
+        package=package,
+        part=part,
+        sheets=sheets,
+        names=names,
+        strings=_shared_strings(package, by_type.get("sharedStrings")),
+        styles=_styles(package, by_type.get("styles"), theme),
+        date1904=date1904,
+        theme=theme,
+        rels=rels,
+    )

@@ -1,0 +1,1 @@
+"""Readers shared by the extractors: OOXML namespaces, number formats, charts, properties."""

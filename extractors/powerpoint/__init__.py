@@ -1,0 +1,1 @@
+"""PowerPoint extractor: a deck into a Document of slides, shapes, text and objects."""

@@ -1,0 +1,131 @@
+"""Word extractor: a .docx (or .docm/.dotx) turned into a Document of artifacts.
+
+The body comes from pandoc (word_body); everything pandoc drops or flattens comes
+from the package XML: comments, notes, headers/footers, text boxes, video, charts
+(word_parts), fonts, highlight, strikeout and layout (word_format), properties
+(ooxml_props).
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+from extractors.artifacts import ArtifactMaker
+from extractors.base import ExtractContext, ExtractionError, Source
+from extractors.ooxml.chart import chart_text, parse_chart
+from extractors.ooxml.props import metadata_artifacts, properties
+from extractors.word.body import convert, read_ast
+from extractors.word.format import (
+    Styles,
+    font_artifacts,
+    layout_artifacts,
+    mark_artifacts,
+    read_paragraphs,
+)
+from extractors.word.index import BodyIndex
+from extractors.word.parts import (
+    chart_parts,
+    comments,
+    headers_footers,
+    note_refs,
+    textboxes,
+    videos,
+)
+from fidelity.core.document import Artifact, Document
+from fidelity.core.sizes import size_metadata
+from fidelity.core.xmlsafe import Package
+
+
+class WordExtractor:
+    """Word files (.docx, .docm, .dotx; older formats arrive converted by ingest)."""
+
+    app = "word"
+
+    def accepts(self, source: Source) -> bool:
+        return source.document.app == self.app
+
+    def extract(self, source: Source, context: ExtractContext) -> Document:
+        """The document of the Word file (no page images: renderers are not used)."""
+        document, media = source.document, context.media
+        with ThreadPoolExecutor(max_workers=1) as pool, Package(source.path) as package:
+            # pandoc runs in its own process while the package XML is read here.
+            pending_ast = pool.submit(read_ast, source.path, media.folder)
+            index = BodyIndex.read(package)
+            if index is None:
+                raise ExtractionError("package has no word/document.xml")
+            styles = Styles.load(package)
+            boxes, box_paragraphs = textboxes(index)
+            notes = note_refs(package, index)
+            parts: list[Artifact] = []
+            parts += comments(package, index)
+            parts += headers_footers(package, index, media)
+            parts += videos(index)
+            parts += _charts(package, index)
+            paragraphs = read_paragraphs(index, styles)
+            parts += font_artifacts(paragraphs, styles)
+            parts += mark_artifacts(paragraphs)
+            parts += layout_artifacts(index, paragraphs)
+            parts += metadata_artifacts(package)
+            pages = _declared_pages(package)
+            body = convert(pending_ast.result(), media, notes, box_paragraphs)
+        links = _hyperlinks(body.links, ArtifactMaker(context.ids))
+        document.body = body.body
+        document.artifacts = body.artifacts + boxes + links + parts
+        document.size = size_metadata("word", pages, "docProps/app.xml")
+        return document
+
+
+def _declared_pages(package: Package) -> int | None:
+    for source, key, _, value in properties(package):
+        if source == "app" and key == "Pages" and value.isdigit():
+            return int(value)
+    return None
+
+
+def _hyperlinks(links: list[tuple[str, str]], maker: ArtifactMaker) -> list[Artifact]:
+    artifacts = []
+    for text, target in dict.fromkeys(links):
+        if not target or not text:
+            continue
+        internal = target.startswith("#")
+        destination = f"bookmark {target[1:]}" if internal else target
+        artifacts.append(
+            maker.make(
+                "link",
+                (text, target),
+                placed=False,
+                category="Hyperlink",
+                kind="hyperlink",
+                modality="element",
+                locator=f"link “{text[:60]}”",
+                text=f"Hyperlink “{text}” → {destination}",
+                facts={"text": text, "target": target, "internal": internal},
+                group="Hyperlinks",
+            )
+        )
+    return artifacts
+
+
+def _charts(package: Package, index: BodyIndex) -> list[Artifact]:
+    artifacts = []
+    for number, part in enumerate(chart_parts(index), start=1):
+        try:
+            facts = parse_chart(package, part)
+        except (KeyError, ValueError) as error:
+            facts = {"part": part, "note": f"unreadable chart: {error}"}
+        artifacts.append(
+            Artifact(
+                id=f"chart-{part.rsplit('/', 1)[-1][:-4]}",
+                category="Chart",
+                kind="chart",
+                modality="visual",
+                locator=f"chart {number} of the document",
+                text=f"[Chart {number}]\n{chart_text(facts)}",
+                facts=facts,
+                group="Charts",
+            )
+        )
+    return artifacts
+
+
+EXTRACTOR = WordExtractor()
