@@ -9,9 +9,6 @@ import re
 from fidelity.model import Candidate, Document
 from generators.rules.common import Rule, cap, widened
 
-GENERATOR = "rules"
-VERSION = "1"
-
 # At most this many candidates of one question type per document (a workbook with 400
 # defined names must not flood the set); the kept ones are a stable hash sample.
 PER_TYPE = 8
