@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from extractors import extract
+from fidelity.hashing import file_sha256
+from fidelity.model import Document
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
+APP_OF_SUFFIX = {".docx": "word", ".xlsx": "excel", ".xlsm": "excel", ".pptx": "powerpoint"}
 
 
 @pytest.fixture(scope="session")
@@ -15,3 +21,26 @@ def corpus() -> Path:
     if not CORPUS.is_dir():
         pytest.skip(f"shared corpus not found at {CORPUS}")
     return CORPUS
+
+
+@pytest.fixture(scope="session")
+def extracted(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path], Document]:
+    """The Document of an Office file, extracted once per session (tests only read it).
+
+    Its media go to `<session tmp>/media/<file stem>`; an ExtractionError raises.
+    """
+    cache: dict[Path, Document] = {}
+
+    def load(path: Path) -> Document:
+        if path not in cache:
+            document = Document(
+                sha256=file_sha256(path),
+                app=APP_OF_SUFFIX[path.suffix.lower()],
+                format=path.suffix[1:].lower(),
+                source=str(path),
+            )
+            media = tmp_path_factory.mktemp("extracted") / "media" / path.stem
+            cache[path] = extract(path, document, media)
+        return cache[path]
+
+    return load
