@@ -44,3 +44,9 @@ def extracted(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path], Docu
         return cache[path]
 
     return load
+
+
+@pytest.fixture(scope="session")
+def typical(corpus: Path, extracted: Callable[[Path], Document]) -> Document:
+    """The shared corpus's typical deck (tables, notes, layouts), extracted once."""
+    return extracted(corpus / "powerpoint" / "typical.pptx")

@@ -5,15 +5,13 @@ the notes-only view, formula values in the table prompt, and no yes/no Word fact
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from openai_stub import StubServer, json_reply, schema_name, text_of
 
-from extractors import extract
 from fidelity.config import Config, GenerationBudget, ModelsConfig
 from fidelity.llm import ModelClient
-from fidelity.model import Artifact, Document
+from fidelity.model import Artifact
 from fidelity.pipeline import default_stages, filter_candidates
 from fidelity.store import RunStore
 from filters.answerable import positive_views
@@ -22,11 +20,6 @@ from generators.model.facts import FactsGenerator
 from generators.model.table import TableGenerator
 
 NOTE = "Really need to make sure we update this presentation."
-
-
-def load(path: Path, app: str, media: Path) -> Document:
-    document = Document(sha256=path.name.ljust(64, "0")[:64], app=app, format="x", source=str(path))
-    return extract(path, document, media)
 
 
 def reader(body: dict) -> dict:
@@ -68,11 +61,6 @@ def stub(monkeypatch):
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-answerable-test")
         yield server
-
-
-@pytest.fixture(scope="module")
-def typical(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Document:
-    return load(corpus / "powerpoint" / "typical.pptx", "powerpoint", tmp_path_factory.mktemp("m"))
 
 
 def requests(stub: StubServer, name: str) -> list[str]:
@@ -120,9 +108,9 @@ def test_layout_questions_are_asked_of_their_rendered_slide_when_there_is_one(ty
     assert image.name == "slide-image:8" and image.include_only == frozenset({render.id})
 
 
-def test_formula_cells_reach_the_table_prompt_with_their_values(stub, corpus, tmp_path):
+def test_formula_cells_reach_the_table_prompt_with_their_values(stub, corpus, tmp_path, extracted):
     path = corpus / "excel" / "2023-half-year-analyses-by-segment.xlsx"
-    document = load(path, "excel", tmp_path / "m")
+    document = extracted(path)
     grid = next(
         a for a in document.artifacts if a.locator == "'OS-Rev.and results 30 06 2023'!A9:D18"
     )
@@ -135,9 +123,9 @@ def test_formula_cells_reach_the_table_prompt_with_their_values(stub, corpus, tm
     assert "46,293 (formula 'OS-Rev.and results 30 06 2023'!B18: =SUM(B9:B17))" in prompt
 
 
-def test_word_fact_questions_never_answer_yes_or_no(stub, corpus, tmp_path):
+def test_word_fact_questions_never_answer_yes_or_no(stub, corpus, tmp_path, extracted):
     path = corpus / "word" / "Comment015.docx"
-    document = load(path, "word", tmp_path / "m")
+    document = extracted(path)
     client = ModelClient(
         ModelsConfig(model="stub-model"), RunStore(tmp_path / "r.sqlite"), tmp_path
     )

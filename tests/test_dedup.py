@@ -2,26 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from extractors import extract
-from fidelity.model import Candidate, Document
+from fidelity.model import Candidate
 from filters import dedup
 from filters.qualify import qualify
 from generators.draft import candidate
 from generators.rules import generate
-
-
-def load(path: Path, app: str, media: Path) -> Document:
-    document = Document(sha256=path.name.ljust(64, "0")[:64], app=app, format="x", source=str(path))
-    return extract(path, document, media)
-
-
-@pytest.fixture(scope="module")
-def typical(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Document:
-    return load(corpus / "powerpoint" / "typical.pptx", "powerpoint", tmp_path_factory.mktemp("m"))
 
 
 def rejected(candidates: list[Candidate]) -> dict[str, str]:
@@ -49,25 +34,21 @@ def test_two_columns_of_one_table_row_are_two_questions(typical):
     assert set(rejected([first, again])) == {"again"}
 
 
-def test_neighbouring_sheet_names_and_hyperlinks_are_not_duplicates(corpus, tmp_path):
+def test_neighbouring_sheet_names_and_hyperlinks_are_not_duplicates(corpus, typical, extracted):
     path = (
         corpus / "excel" / "0-www-crossref-org.lib.rivier.edu_education-files_suffix-generator.xlsm"
     )
-    document = load(path, "excel", tmp_path)
+    document = extracted(path)
     items = [c for c in generate(document) if c.question_type == "sheet-order"]
     assert len(items) >= 3
     assert rejected(items) == {}
-    links = [c for c in generate(load_deck(corpus, tmp_path)) if c.category == "Hyperlink"]
+    links = [c for c in generate(typical) if c.category == "Hyperlink"]
     assert rejected(links) == {}
 
 
-def load_deck(corpus: Path, tmp_path: Path) -> Document:
-    return load(corpus / "powerpoint" / "typical.pptx", "powerpoint", tmp_path / "deck")
-
-
-def test_a_name_on_three_sheets_becomes_three_qualified_questions(corpus, tmp_path):
+def test_a_name_on_three_sheets_becomes_three_qualified_questions(corpus, extracted):
     path = corpus / "excel" / "TemplateWithTableSourcePivotTables.xlsx"
-    document = load(path, "excel", tmp_path)
+    document = extracted(path)
     shared = [
         a for a in document.artifacts if a.id.startswith("name-") and a.facts["scope"] is not None
     ]

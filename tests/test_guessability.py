@@ -2,21 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from extractors import extract
 from fidelity.model import Candidate, Document
 from filters import guessability
 from filters.groundedness import check_document
 from generators.draft import candidate
 from generators.rules import generate
-
-
-def load(path: Path, app: str, media: Path) -> Document:
-    document = Document(sha256=path.name.ljust(64, "0")[:64], app=app, format="x", source=str(path))
-    return extract(path, document, media)
 
 
 def verdicts(document: Document) -> dict[str, list[tuple[Candidate, str, str]]]:
@@ -26,12 +16,6 @@ def verdicts(document: Document) -> dict[str, list[tuple[Candidate, str, str]]]:
         decision = guessability.check(document, item)
         out.setdefault(item.question_type, []).append((item, decision.verdict, decision.reason))
     return out
-
-
-@pytest.fixture(scope="module")
-def typical(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Document:
-    media = tmp_path_factory.mktemp("media")
-    return load(corpus / "powerpoint" / "typical.pptx", "powerpoint", media)
 
 
 def test_first_slide_title_layout_and_en_us_are_defaults_other_layouts_are_not(typical):
@@ -52,8 +36,8 @@ def test_first_slide_title_layout_and_en_us_are_defaults_other_layouts_are_not(t
     assert all(verdict == "pass" for _, verdict, _ in found["animation-effect"])
 
 
-def test_document_default_font_and_portrait_layout_are_defaults(corpus, tmp_path):
-    document = load(corpus / "word" / "SolarOverview.docx", "word", tmp_path)
+def test_document_default_font_and_portrait_layout_are_defaults(corpus, extracted):
+    document = extracted(corpus / "word" / "SolarOverview.docx")
     found = verdicts(document)
     body = found["font-body"]
     assert [(c.probe.value, v) for c, v, _ in body] == [("Calibri", "fail")]
@@ -78,16 +62,16 @@ def defined_names(document: Document) -> dict[tuple[str, str], str]:
     return out
 
 
-def test_custom_view_and_broken_names_are_system_names_plain_names_are_not(corpus, tmp_path):
+def test_custom_view_and_broken_names_are_system_names_plain_names_are_not(corpus, extracted):
     path = corpus / "excel" / "2023-half-year-analyses-by-segment.xlsx"
-    verdict_of = defined_names(load(path, "excel", tmp_path / "a"))
+    verdict_of = defined_names(extracted(path))
     hidden = [key for key in verdict_of if ".wvu." in key[0] or "#REF!" in key[1]]
     assert any(".wvu." in name for name, _ in hidden)
     assert hidden and all(verdict_of[key] == "fail" for key in hidden)
     path = (
         corpus / "excel" / "0-www-crossref-org.lib.rivier.edu_education-files_suffix-generator.xlsm"
     )
-    plain = defined_names(load(path, "excel", tmp_path / "b"))
+    plain = defined_names(extracted(path))
     assert plain[("prefix", "Form!$B$4")] == "pass"
 
 
@@ -128,8 +112,8 @@ def test_a_guessable_candidate_stops_before_any_other_check(typical):
     assert outcome.reason.startswith("guessable without the file")
 
 
-def test_en_us_is_a_default_only_where_the_file_is_mostly_en_us(corpus, typical, tmp_path):
-    british = load(corpus / "powerpoint" / "60810.pptx", "powerpoint", tmp_path)
+def test_en_us_is_a_default_only_where_the_file_is_mostly_en_us(corpus, typical, extracted):
+    british = extracted(corpus / "powerpoint" / "60810.pptx")
 
     def tagged(document: Document) -> str:
         deck = next(a for a in document.artifacts if a.kind == "deck-language")

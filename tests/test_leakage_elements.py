@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from extractors import extract
 from extractors.views import render
 from fidelity.model import Candidate, Document
 from filters import leakage
@@ -15,19 +10,9 @@ from filters.groundedness import check_document
 from generators.draft import candidate
 
 
-def load(path: Path, app: str, media: Path) -> Document:
-    document = Document(sha256=path.name.ljust(64, "0")[:64], app=app, format="x", source=str(path))
-    return extract(path, document, media)
-
-
 def ablation(document: Document, item: Candidate) -> list:
     (outcome,) = check_document(document, [item])
     return [d for d, _ in outcome.decisions if d.check.startswith("ablation:")]
-
-
-@pytest.fixture(scope="module")
-def typical(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Document:
-    return load(corpus / "powerpoint" / "typical.pptx", "powerpoint", tmp_path_factory.mktemp("m"))
 
 
 def test_a_note_cloze_is_rejected_when_its_own_slide_states_the_word(typical):
@@ -70,9 +55,9 @@ def test_a_word_on_another_slide_does_not_reject_a_note_cloze(typical):
     assert decisions[1].view == "no-notes" and "appears" not in decisions[1].reason
 
 
-def test_another_slide_s_shape_at_the_same_position_does_not_reject(corpus, tmp_path):
+def test_another_slide_s_shape_at_the_same_position_does_not_reject(corpus, extracted):
     path = corpus / "powerpoint" / "aascu.org_hbcu_leadershipsummit_cooper_.pptx"
-    deck = load(path, "powerpoint", tmp_path)
+    deck = extracted(path)
     structure = next(
         a for a in deck.artifacts if a.kind == "slide-structure" and a.facts["slide"] == 1
     )
@@ -96,9 +81,9 @@ def test_another_slide_s_shape_at_the_same_position_does_not_reject(corpus, tmp_
     assert leakage.test(lines, item.probe).verdict == "fail"
 
 
-def test_the_same_formula_on_another_sheet_still_gives_the_content_away(corpus, tmp_path):
+def test_the_same_formula_on_another_sheet_still_gives_the_content_away(corpus, extracted):
     path = corpus / "excel" / "2023-half-year-analyses-by-segment.xlsx"
-    document = load(path, "excel", tmp_path)
+    document = extracted(path)
     formulas = {
         a.locator: a for a in document.artifacts if a.kind == "formula" and a.facts["cell"] == "B18"
     }

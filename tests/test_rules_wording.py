@@ -8,16 +8,15 @@ an internal shape or system name, an unrendered field.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from extractors import excel, powerpoint, word
 from fidelity.model import Candidate, Document
 from generators.rules import generate
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
-EXTRACTORS = {"word": word.extract, "excel": excel.extract, "powerpoint": powerpoint.extract}
 FOLDERS = {"word": "docx", "excel": "xls*", "powerpoint": "pptx"}
 ARTEFACTS = {
     "doubled space": re.compile(r"\S {2,}\S"),
@@ -62,9 +61,10 @@ def _artefacts(item: Candidate) -> list[str]:
 
 
 @pytest.mark.parametrize(("app", "path"), _files(), ids=lambda v: getattr(v, "name", v))
-def test_corpus_questions_have_no_template_artefacts(app: str, path: Path, tmp_path: Path) -> None:
-    document = Document(sha256="9" * 64, app=app, format=path.suffix[1:], source=str(path))
-    document = EXTRACTORS[app](path, document, tmp_path / "media" / "doc")
+def test_corpus_questions_have_no_template_artefacts(
+    app: str, path: Path, extracted: Callable[[Path], Document]
+) -> None:
+    document = extracted(path)
     problems = [problem for item in generate(document) for problem in _artefacts(item)]
     assert not problems, "\n".join(problems)
 
