@@ -13,7 +13,11 @@ from fidelity.model import Document
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
-APP_OF_SUFFIX = {".docx": "word", ".xlsx": "excel", ".xlsm": "excel", ".pptx": "powerpoint"}
+APP_OF_SUFFIX = {
+    **dict.fromkeys((".docx", ".docm", ".dotx"), "word"),
+    **dict.fromkeys((".xlsx", ".xlsm", ".xltx"), "excel"),
+    **dict.fromkeys((".pptx", ".pptm", ".potx", ".ppsx"), "powerpoint"),
+}
 
 
 @pytest.fixture(scope="session")

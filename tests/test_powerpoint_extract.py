@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -270,9 +271,8 @@ CORPUS_DECKS = [
 
 
 @pytest.fixture(scope="module")
-def corpus_docs(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Document]:
-    media = tmp_path_factory.mktemp("corpus")
-    return {name: load(corpus / name, media / Path(name).stem) for name in CORPUS_DECKS}
+def corpus_docs(corpus: Path, extracted: Callable[[Path], Document]) -> dict[str, Document]:
+    return {name: extracted(corpus / name) for name in CORPUS_DECKS}
 
 
 def test_corpus_decks_extract_with_taxonomy_labels(corpus_docs: dict[str, Document]) -> None:

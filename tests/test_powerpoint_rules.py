@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -133,17 +134,19 @@ def test_shape_type_question_skipped_when_the_name_gives_it_away(tmp_path: Path)
 
 @pytest.mark.parametrize("name", CORPUS_DECKS)
 def test_corpus_answers_are_stated_in_the_full_view(
-    corpus: Path, tmp_path: Path, name: str
+    corpus: Path, extracted: Callable[[Path], Document], name: str
 ) -> None:
-    document = load(corpus / name, tmp_path / "m")
+    document = extracted(corpus / name)
     assert generate(document)
     assert full_view_states_every_answer(document) == []
 
 
-def test_corpus_covers_every_category(corpus: Path, tmp_path: Path) -> None:
+def test_corpus_covers_every_category(
+    corpus: Path, tmp_path: Path, extracted: Callable[[Path], Document]
+) -> None:
     kept: set[str] = set()
     for name in [*CORPUS_DECKS, "powerpoint/013.pptx"]:
-        document = load(corpus / name, tmp_path / Path(name).stem)
+        document = extracted(corpus / name)
         outcomes = check_document(document, generate(document))
         kept |= {o.candidate.category for o in outcomes if o.status != "rejected"}
     fixture = load(FIXTURE, tmp_path / "fixture")
