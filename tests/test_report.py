@@ -294,6 +294,7 @@ def test_new_checks_and_statuses_appear_without_code_changes(tmp_path: Path) -> 
     ]
 
 
+@pytest.mark.browser
 @needs_chromium
 def test_page_runs_in_chromium_with_charts_and_rows(run: Path, tmp_path: Path) -> None:
     dom = dump_dom(run / REPORT_NAME, tmp_path / "profile")
@@ -305,6 +306,7 @@ def test_page_runs_in_chromium_with_charts_and_rows(run: Path, tmp_path: Path) -
     assert dom.xpath('string(//*[@id="question-count"])') == f"{total} of {total} candidates match"
 
 
+@pytest.mark.browser
 @needs_chromium
 def test_filtering_by_category_in_chromium_changes_the_rows(run: Path, tmp_path: Path) -> None:
     everything = dump_dom(run / REPORT_NAME, tmp_path / "all")
@@ -319,6 +321,7 @@ def test_filtering_by_category_in_chromium_changes_the_rows(run: Path, tmp_path:
     )
 
 
+@pytest.mark.browser
 @needs_chromium
 def test_opened_row_shows_evidence_and_every_check(run: Path, tmp_path: Path) -> None:
     data = island(run / REPORT_NAME)
@@ -337,6 +340,7 @@ def test_opened_row_shows_evidence_and_every_check(run: Path, tmp_path: Path) ->
     assert statements == row[fields.index("answer")]
 
 
+@pytest.mark.browser
 @needs_chromium
 def test_screenshot_is_not_blank(run: Path, tmp_path: Path) -> None:
     shot = tmp_path / "shot.png"
@@ -355,6 +359,7 @@ def test_screenshot_is_not_blank(run: Path, tmp_path: Path) -> None:
     assert background < 0.9
 
 
+@pytest.mark.browser
 def test_hundred_thousand_questions_write_an_island_and_one_page(tmp_path: Path) -> None:
     store = synthetic_store(tmp_path / "run.sqlite", 100_000)
     try:
@@ -412,6 +417,7 @@ def test_model_run_shows_usage_and_the_calls_behind_each_check(
     assert "generate / stub-model" in last_run
 
 
+@pytest.mark.browser
 @needs_chromium
 def test_clicking_tiles_searching_paging_and_opening_rows(run: Path) -> None:
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (test extra) absent")
