@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 from extractors import extract
 from fidelity.hashing import file_sha256
 from fidelity.model import Document
+from fidelity.pipeline import RAISE_EXTRACTION_ERRORS
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -54,3 +56,16 @@ def extracted(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path], Docu
 def typical(corpus: Path, extracted: Callable[[Path], Document]) -> Document:
     """The shared corpus's typical deck (tables, notes, layouts), extracted once."""
     return extracted(corpus / "powerpoint" / "typical.pptx")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A build under test (its fixtures too) stops on a file its extractor cannot read instead
+    of skipping it, except in tests marked `skips_unreadable_files`, which test the skipping."""
+    if item.get_closest_marker("skips_unreadable_files") is None:
+        os.environ[RAISE_EXTRACTION_ERRORS] = "1"
+    else:
+        os.environ.pop(RAISE_EXTRACTION_ERRORS, None)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    os.environ.pop(RAISE_EXTRACTION_ERRORS, None)

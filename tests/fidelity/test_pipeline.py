@@ -158,6 +158,7 @@ def _billion_laughs(path: Path) -> None:
             target.writestr(name, data)
 
 
+@pytest.mark.skips_unreadable_files
 def test_bad_files_are_skipped_with_a_reason(corpus: Path, tmp_path: Path) -> None:
     inputs = tmp_path / "in"
     shutil.copytree(corpus / "bad", inputs)

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 ray = pytest.importorskip("ray")
-pytestmark = pytest.mark.ray
+pytestmark = [pytest.mark.ray, pytest.mark.skips_unreadable_files]
 
 from fidelity.cli import main  # noqa: E402
 from fidelity.cluster.nodes import NodeServices, NodeSetup  # noqa: E402
