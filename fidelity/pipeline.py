@@ -6,6 +6,7 @@ run resumes at the first unfinished file with nothing duplicated or lost.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterable
 from contextlib import AbstractContextManager
@@ -15,14 +16,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from extractors import extract_file
-from fidelity.core.config import Config
-from fidelity.core.document import KEPT_STATUSES, Candidate, Decision, Document
-from fidelity.core.executor import Executor, TaskResult
-from fidelity.core.llm import ModelClient
-from fidelity.core.llm.batch import prefetch
-from fidelity.core.store import RunStore, open_store
-from fidelity.core.workers import WorkerPool, open_workers
+from extractors import ExtractionError, extract
+from fidelity.config import Config
+from fidelity.executor import Executor, TaskResult
 from fidelity.filework import FileResult, FileWork, WorkContext, generate_task, process_file_task
 from fidelity.outlock import output_lock
 from fidelity.outputs import write_outputs
@@ -99,6 +95,11 @@ def store_dropped(store: RunStore, record: FileRecord) -> None:
         )
 
 
+# Set to 1 (the test suite does) to make a file its extractor cannot read stop the run
+# instead of becoming a skipped file, so an extractor bug fails loudly.
+RAISE_EXTRACTION_ERRORS = "FIDELITY_RAISE_EXTRACTION_ERRORS"
+
+
 def store_result(store: RunStore, record: FileRecord, result: TaskResult[FileResult]) -> str:
     """Commit one file's task result in one transaction; returns the file's status."""
     sha, path = record.sha256, record.path
@@ -110,6 +111,8 @@ def store_result(store: RunStore, record: FileRecord, result: TaskResult[FileRes
         value = result.value
         assert value is not None
         if value.document is None:
+            if value.skip_stage == "extract" and os.environ.get(RAISE_EXTRACTION_ERRORS) == "1":
+                raise ExtractionError(f"{path}: {value.skip_reason}")
             store.put_file(sha, path, "skipped", value.skip_reason, {"stage": value.skip_stage})
             return "skipped"
         store.put_file(sha, path, "done", info={"app": value.document.app}, document=value.document)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -308,35 +308,57 @@ CLOZE_NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*\d%?(?![\w])|(?<![\w.])\d{2,}%?(?
 CLOZE_WORD = re.compile(r"[^\W\d_]{7,}")
 
 
+# What a cloze blanks in one sentence: (span, "number" or "word"), or None for no blank.
+ClozeChoice = Callable[[str], tuple[str, str] | None]
+
+
+def cloze(
+    sentences: Iterable[str], choose: ClozeChoice, limit: int, shortest: int
+) -> list[tuple[str, str, str]]:
+    """(sentence with a blank, blanked span, "number" or "word") for up to `cap(limit)` real
+    sentences (see `is_sentence`) of `shortest` to 300 characters; `choose` picks each span.
+
+    The one cloze rule of every application: they differ only in how they cut sentences
+    and choose the span.
+    """
+    out: list[tuple[str, str, str]] = []
+    for sentence in sentences:
+        if len(out) >= cap(limit):
+            break
+        if not shortest <= len(sentence) <= 300 or not is_sentence(sentence):
+            continue
+        choice = choose(sentence)
+        if choice is not None:
+            span, noun = choice
+            out.append((sentence.replace(span, "____", 1), span, noun))
+    return out
+
+
 def cloze_spans(text: str, limit: int = 2) -> list[tuple[str, str]]:
     """(sentence with a blank, blanked span): numbers first, else a long distinctive word.
 
     Only real sentences are blanked (see `is_sentence`): a list item or a line of
     keywords gives no context to fill the blank from.
     """
-    out: list[tuple[str, str]] = []
-    for line in text.splitlines():
-        for sentence in CLOZE_SENTENCE.split(line.strip()):
-            sentence = " ".join(sentence.split())
-            if len(out) >= cap(limit) or not 30 <= len(sentence) <= 300:
-                continue
-            if not is_sentence(sentence):
-                continue
-            tokens = f" {normalize(sentence)} "
-            numbers = [n for n in CLOZE_NUMBER.findall(sentence) if f" {normalize(n)} " in tokens]
-            words = [
-                w
-                for w in CLOZE_WORD.findall(sentence)
-                if text.count(w) == 1 and f" {normalize(w)} " in tokens
-            ]
-            if numbers:
-                span = max(numbers, key=len)
-            elif words:
-                span = max(words, key=len)
-            else:
-                continue
-            out.append((sentence.replace(span, "____", 1), span))
-    return out
+    sentences = (
+        " ".join(sentence.split())
+        for line in text.splitlines()
+        for sentence in CLOZE_SENTENCE.split(line.strip())
+    )
+
+    def choose(sentence: str) -> tuple[str, str] | None:
+        tokens = f" {normalize(sentence)} "
+        numbers = [n for n in CLOZE_NUMBER.findall(sentence) if f" {normalize(n)} " in tokens]
+        if numbers:
+            return max(numbers, key=len), "number"
+        words = [
+            w
+            for w in CLOZE_WORD.findall(sentence)
+            if text.count(w) == 1 and f" {normalize(w)} " in tokens
+        ]
+        return (max(words, key=len), "word") if words else None
+
+    return [(blanked, span) for blanked, span, _ in cloze(sentences, choose, limit, 30)]
 
 
 def is_sentence(text: str) -> bool:

@@ -14,10 +14,9 @@ from generators.draft import candidate, quote
 from generators.rules.common import (
     ORDINAL_WORDS,
     TableCell,
-    cap,
     chart_questions,
+    cloze,
     described,
-    is_sentence,
     metadata_rule,
     table_cell_question,
     table_cells,
@@ -62,34 +61,29 @@ def _text(document: Document, artifact: Artifact) -> list[Candidate]:
     paragraphs = [p for p in _plain_paragraphs(artifact.text) if "|" not in p]
     whole = " ".join(paragraphs)
     everywhere = _all_text(document)
-    out = []
-    for paragraph in paragraphs:
-        for sentence in SENTENCE.split(paragraph):
-            if len(out) >= cap(2) or not 40 <= len(sentence) <= 300 or not is_sentence(sentence):
-                continue
-            if everywhere.count(sentence) > 1:  # the same sentence twice: the blank is ambiguous
-                continue
-            numbers = [n for n in NUMBER.findall(sentence) if n not in heading]
-            words = [w for w in WORD.findall(sentence) if whole.count(w) == 1]
-            if numbers:
-                span, noun, kind = numbers[0], "number", "text-cloze-number"
-            elif words:
-                span, noun, kind = max(words, key=len), "word", "text-cloze-word"
-            else:
-                continue
-            blanked = sentence.replace(span, "____", 1)
-            out.append(
-                candidate(
-                    document,
-                    artifact,
-                    kind,
-                    f"{where}, which {noun} fills the blank in: “{blanked}”?",
-                    [f"The missing {noun} is {span}."],
-                    value=span,
-                    anchor=[blanked.replace("____", " ")],
-                )
-            )
-    return out
+    sentences = (sentence for paragraph in paragraphs for sentence in SENTENCE.split(paragraph))
+
+    def choose(sentence: str) -> tuple[str, str] | None:
+        if everywhere.count(sentence) > 1:  # the same sentence twice: the blank is ambiguous
+            return None
+        numbers = [n for n in NUMBER.findall(sentence) if n not in heading]
+        if numbers:
+            return numbers[0], "number"
+        words = [w for w in WORD.findall(sentence) if whole.count(w) == 1]
+        return (max(words, key=len), "word") if words else None
+
+    return [
+        candidate(
+            document,
+            artifact,
+            f"text-cloze-{noun}",
+            f"{where}, which {noun} fills the blank in: “{blanked}”?",
+            [f"The missing {noun} is {span}."],
+            value=span,
+            anchor=[blanked.replace("____", " ")],
+        )
+        for blanked, span, noun in cloze(sentences, choose, limit=2, shortest=40)
+    ]
 
 
 def _table_where(document: Document, artifact: Artifact) -> str:

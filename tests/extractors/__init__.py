@@ -1,0 +1,1 @@
+"""Tests of extractors/: Word, Excel and PowerPoint extraction, views and rendering."""

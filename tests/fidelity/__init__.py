@@ -1,0 +1,1 @@
+"""Tests of fidelity/: pipeline, workers and Ray, model client, review, report, coverage, regen."""

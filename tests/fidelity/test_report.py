@@ -1,0 +1,487 @@
+"""OUT/report.html: written by the build, the same numbers as coverage and funnel, safe data island,
+new checks and statuses picked up from the data, and (where Debian's chromium is installed) the
+page loading in a headless browser with its charts, rows and filters working."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from lxml import html as lxml_html
+from PIL import Image
+
+from fidelity import coverage, funnel
+from fidelity.cli import main as cli
+from fidelity.core.config import CoverageConfig
+from fidelity.core.document import Artifact, Candidate, Decision, Document, Probe
+from fidelity.core.store import RunStore
+from fidelity.report import REPORT_NAME, write_report
+from fidelity.report.page import PAGE_SIZE, json_island
+from fidelity.store import RunStore
+from filters import funnel
+from tests.generators.test_model_generators_pipeline import WORD_FILE, generic_model
+from tests.support.openai_stub import StubServer
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = shutil.which("chromium")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="Debian's chromium is not installed (apt-get install chromium; .ci/run installs it)",
+)
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--enable-logging=stderr",
+    "--v=0",
+)
+HTML_PARSER = lxml_html.HTMLParser(huge_tree=True)
+HOSTILE = "</script><script>window.pwned=1</script><!--"
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("report") / "out"
+    assert cli(["build", str(ROOT / "fixtures"), "-o", str(out)]) == 0
+    return out
+
+
+def island(path: Path) -> dict:
+    page = lxml_html.parse(str(path), HTML_PARSER).getroot()
+    (script,) = page.xpath('//script[@id="report-data"]')
+    return json.loads(script.text)
+
+
+def page_of(path: Path) -> lxml_html.HtmlElement:
+    return lxml_html.parse(str(path), HTML_PARSER).getroot()
+
+
+def chromium(url: str, profile: Path, *flags: str, timeout: float = 180) -> tuple[str, str]:
+    """Run headless chromium once with a fresh profile; (stdout, stderr)."""
+    assert CHROMIUM is not None
+    result = subprocess.run(
+        [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *flags, url],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout, result.stderr
+
+
+def console_messages(stderr: str) -> list[str]:
+    """Anything the page wrote to the console (the report writes nothing when all is well)."""
+    return [line for line in stderr.splitlines() if ":CONSOLE" in line or "Uncaught" in line]
+
+
+def dump_dom(path: Path, profile: Path, fragment: str = "") -> lxml_html.HtmlElement:
+    stdout, stderr = chromium(path.resolve().as_uri() + fragment, profile, "--dump-dom")
+    assert console_messages(stderr) == []
+    return lxml_html.fromstring(stdout)
+
+
+def synthetic_store(path: Path, questions: int, per_file: int = 100) -> RunStore:
+    """A run store of `questions` candidates over files of `per_file` artifacts each, every status
+    and a check (`guessability`) the funnel does not name, hostile text in a question and a name."""
+    store = RunStore(path)
+    statuses = ("kept", "unverified", "rejected", "incomplete")
+    with store.transaction():
+        for first in range(0, questions, per_file):
+            sha = f"{first:064x}"
+            name = f"in/file-{first // per_file:05d}.docx" if first else "in/<i>odd</i>.docx"
+            artifacts = [
+                Artifact(
+                    id=f"a{n}",
+                    category=("Table", "Comment", "Text")[n % 3],
+                    kind="paragraph",
+                    modality="table" if n % 3 == 0 else "text",
+                    locator=f"paragraph {n}",
+                    text=f"Element {n} of {name} says value {first + n}.",
+                    html=f"<table><tr><td>{first + n}</td></tr></table>" if n % 3 == 0 else None,
+                )
+                for n in range(min(per_file, questions - first))
+            ]
+            document = Document(sha256=sha, app="word", format="docx", source=name)
+            document.artifacts = artifacts
+            store.put_file(sha, name, "done", document=document)
+            for seq, artifact in enumerate(artifacts):
+                number = first + seq
+                text = HOSTILE if number == 7 else f"What value does element {number} state?"
+                candidate = Candidate(
+                    id=f"q{number:07d}",
+                    file_sha=sha,
+                    file=name,
+                    app="word",
+                    artifact_id=artifact.id,
+                    category=artifact.category,
+                    question_type="value",
+                    question=text,
+                    answer=[f"Element {number} states value {number}."],
+                    probe=Probe(value=str(number)),
+                    generator="rules",
+                    generator_version="1",
+                )
+                store.put_candidate(candidate, seq)
+                status = statuses[number % len(statuses)]
+                store.add_decision(
+                    Decision(
+                        candidate_id=candidate.id,
+                        check="ablation:without",
+                        view=f"without:{artifact.id}",
+                        context_hash="",
+                        answered="",
+                        match="lexical-leakage",
+                        verdict="pass",
+                        reason="answer gone from this view",
+                    )
+                )
+                if status == "rejected":
+                    store.add_decision(
+                        Decision(
+                            candidate_id=candidate.id,
+                            check="guessability",
+                            view="no-context",
+                            context_hash="",
+                            answered=str(number),
+                            match="exact",
+                            verdict="fail",
+                            reason="guessed without the file",
+                        )
+                    )
+                    store.set_status(candidate.id, status, "guessability", "guessed")
+                else:
+                    store.set_status(candidate.id, status)
+    return store
+
+
+def test_the_build_writes_the_report_with_every_candidate(run: Path) -> None:
+    data = island(run / REPORT_NAME)
+    kept = (run / "questions.jsonl").read_text().splitlines()
+    rejected = (run / "rejected.jsonl").read_text().splitlines()
+    assert len(data["questions"]) == len(kept) + len(rejected)
+    fields = data["fields"]["question"]
+    strings = data["strings"]
+    statuses = Counter(strings[row[fields.index("status")]] for row in data["questions"])
+    assert statuses["rejected"] == len(rejected)
+    assert statuses["kept"] + statuses["unverified"] == len(kept)
+    page = page_of(run / REPORT_NAME)
+    (policy,) = page.xpath('//meta[@http-equiv="Content-Security-Policy"]/@content')
+    assert "default-src 'none'" in policy
+    assert not page.xpath(
+        "//link[@rel='stylesheet'] | //script[@src] | //*[@href[starts-with(., 'http')]]"
+    )
+    assert not re.search(
+        r"https?://", "".join(page.xpath("//style/text() | //script[not(@type)]/text()"))
+    )
+
+
+def test_heatmap_tiles_are_the_coverage_cells(run: Path) -> None:
+    store = RunStore(run / "run.sqlite")
+    try:
+        cells = coverage.compute(store, CoverageConfig())
+    finally:
+        store.close()
+    page = page_of(run / REPORT_NAME)
+    for app in ("word", "excel", "powerpoint"):
+        tiles = page.xpath(f'//svg[@id="heatmap-{app}"]//g[@class="tile"]')
+        expected = [cell for (cell_app, _), cell in cells.items() if cell_app == app]
+        assert [tile.get("data-category") for tile in tiles] == [c.category for c in expected]
+        for tile, cell in zip(tiles, expected, strict=True):
+            assert tile.xpath('string(.//text[@class="tile-count"])') == f"{cell.kept} kept"
+            assert tile.xpath('string(.//text[@class="tile-unused"])') == f"{cell.unused} unused"
+
+
+def test_targets_colour_cells_and_bucket_targets_add_strips(run: Path, tmp_path: Path) -> None:
+    targets = CoverageConfig.from_toml(
+        {"targets": {"word": {"Table": {"total": 4, "Small": 2}, "Text": 1}}}
+    )
+    store = RunStore(run / "run.sqlite")
+    try:
+        cells = coverage.compute(store, targets)
+        out = tmp_path / "copy"
+        out.mkdir()
+        write_report(store, out, targets)
+    finally:
+        store.close()
+    page = page_of(out / REPORT_NAME)
+    table = page.xpath('//svg[@id="heatmap-word"]//g[@data-category="Table"]')[0]
+    cell = cells[("word", "Table")]
+    assert table.xpath('string(.//text[@class="tile-count"])') == f"{cell.kept} / 4"
+    strips = table.xpath('.//text[@class="strip-label"]/text()')
+    assert f"S {cell.buckets['Small'].kept}/2" in strips
+    assert "hsl(120" in page.xpath(
+        'string(//svg[@id="heatmap-word"]//g[@data-category="Text"]//rect/@fill)'
+    )
+
+
+def test_funnel_chart_draws_the_funnel_numbers(run: Path) -> None:
+    store = RunStore(run / "run.sqlite")
+    try:
+        counts = funnel.compute(store)
+    finally:
+        store.close()
+    page = page_of(run / REPORT_NAME)
+    for name, row in [("run", counts.total), *counts.apps.items()]:
+        values = page.xpath(f'//figure[@id="funnel-{name}"]//text[@class="bar-value"]/text()')
+        assert [int(value) for value in values] == [row.candidates, *row.survivors(), row.kept]
+    lines = page.xpath('//table[@id="funnel-cells"]/tbody/tr')
+    assert len(lines) == len(counts.cells)
+    for line in lines:
+        app, category, *numbers = [td.text_content() for td in line.xpath("td")]
+        row = counts.cells[(app, category)]
+        expected = [row.candidates, *row.survivors(), row.kept, row.unverified]
+        assert [int(n) for n in numbers] == expected
+    views = page.xpath('//figure[@id="rejections-by-view"]//text[@class="bar-label"]/text()')
+    assert sorted(views) == sorted(counts.views)
+
+
+def test_evidence_links_pictures_and_slides_relative_to_out(run: Path) -> None:
+    data = island(run / REPORT_NAME)
+    fields = data["fields"]["artifact"]
+    artifacts = data["artifacts"]
+    tables = [a for a in artifacts if a[fields.index("html")]]
+    pictures = [a[fields.index("media")] for a in artifacts if a[fields.index("media")]]
+    slides = [a[fields.index("slide")] for a in artifacts if a[fields.index("slide")]]
+    assert tables and pictures and slides
+    for relative in pictures + slides:
+        assert not Path(relative).is_absolute() and (run / relative).is_file()
+
+
+def test_report_command_rewrites_the_page_and_refuses_a_folder_without_a_store(
+    run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (run / REPORT_NAME).unlink()
+    assert cli(["report", str(run)]) == 0
+    assert (run / REPORT_NAME).is_file()
+    assert cli(["report", str(tmp_path)]) == 1
+    assert "no run store" in capsys.readouterr().err
+
+
+def test_json_island_cannot_close_its_script() -> None:
+    text = json_island({"question": HOSTILE, "amp": "a & b"})
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == {"question": HOSTILE, "amp": "a & b"}
+
+
+def test_new_checks_and_statuses_appear_without_code_changes(tmp_path: Path) -> None:
+    store = synthetic_store(tmp_path / "run.sqlite", 40, per_file=20)
+    try:
+        write_report(store, tmp_path)
+    finally:
+        store.close()
+    page = page_of(tmp_path / REPORT_NAME)
+    assert len(page.xpath("//script")) == 2
+    assert not page.xpath("//i") and "in/<i>odd</i>.docx" in page.xpath("//option/@value")
+    assert "incomplete" in page.xpath('//select[@id="filter-status"]/option/@value')
+    assert "guessability" in page.xpath('//select[@id="filter-check"]/option/@value')
+    labels = page.xpath('//figure[@id="funnel-run"]//text[@class="bar-label"]/text()')
+    assert "after guessability" in labels
+    values = page.xpath('//figure[@id="funnel-run"]//text[@class="bar-value"]/text()')
+    assert int(values[labels.index("after guessability")]) == 30
+    data = island(tmp_path / REPORT_NAME)
+    assert HOSTILE in [
+        row[data["fields"]["question"].index("question")] for row in data["questions"]
+    ]
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_page_runs_in_chromium_with_charts_and_rows(run: Path, tmp_path: Path) -> None:
+    dom = dump_dom(run / REPORT_NAME, tmp_path / "profile")
+    assert len(dom.xpath('//svg[@class="heatmap"]')) == 3
+    assert dom.xpath('//svg[contains(@class, "funnel")]//g[contains(@class, "bar")]')
+    rows = dom.xpath('//tr[@class="q-row"]')
+    total = len(island(run / REPORT_NAME)["questions"])
+    assert len(rows) == min(PAGE_SIZE, total)
+    assert dom.xpath('string(//*[@id="question-count"])') == f"{total} of {total} candidates match"
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_filtering_by_category_in_chromium_changes_the_rows(run: Path, tmp_path: Path) -> None:
+    everything = dump_dom(run / REPORT_NAME, tmp_path / "all")
+    tables = dump_dom(run / REPORT_NAME, tmp_path / "table", "#category=Table")
+    all_rows = everything.xpath('//tr[@class="q-row"]/@data-category')
+    table_rows = tables.xpath('//tr[@class="q-row"]/@data-category')
+    assert table_rows and set(table_rows) == {"Table"} and len(set(all_rows)) > 1
+    shown = tables.xpath('string(//*[@id="question-count"])')
+    assert (
+        shown
+        == f"{len(table_rows)} of {len(island(run / REPORT_NAME)['questions'])} candidates match"
+    )
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_opened_row_shows_evidence_and_every_check(run: Path, tmp_path: Path) -> None:
+    data = island(run / REPORT_NAME)
+    fields = data["fields"]["question"]
+    html_at = data["fields"]["artifact"].index("html")
+    row = next(
+        r for r in data["questions"] if data["artifacts"][r[fields.index("artifact")]][html_at]
+    )
+    ident = row[fields.index("id")]
+    dom = dump_dom(run / REPORT_NAME, tmp_path / "profile", f"#q={ident}&open={ident}")
+    (detail,) = dom.xpath('//tr[@class="q-detail"]')
+    checks = detail.xpath('.//table[contains(@class, "checks")]//tr[td]')
+    assert len(checks) == len(row[fields.index("checks")])
+    assert detail.xpath('.//iframe[@class="evidence-table"][@sandbox=""]')
+    statements = detail.xpath('.//ul[@class="answers"]/li/text()')
+    assert statements == row[fields.index("answer")]
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_screenshot_is_not_blank(run: Path, tmp_path: Path) -> None:
+    shot = tmp_path / "shot.png"
+    _, stderr = chromium(
+        (run / REPORT_NAME).resolve().as_uri(),
+        tmp_path / "profile",
+        "--hide-scrollbars",
+        "--window-size=1280,1600",
+        f"--screenshot={shot}",
+    )
+    assert console_messages(stderr) == []
+    image = Image.open(shot).convert("RGB")
+    colours = image.getcolors(maxcolors=1 << 20)
+    assert colours is not None and len(colours) > 50
+    background = max(colours)[0] / (image.width * image.height)
+    assert background < 0.9
+
+
+@pytest.mark.browser
+def test_hundred_thousand_questions_write_an_island_and_one_page(tmp_path: Path) -> None:
+    store = synthetic_store(tmp_path / "run.sqlite", 100_000)
+    try:
+        write_report(store, tmp_path)
+    finally:
+        store.close()
+    data = island(tmp_path / REPORT_NAME)
+    assert len(data["questions"]) == 100_000
+    page = page_of(tmp_path / REPORT_NAME)
+    assert page.xpath('//tbody[@id="question-rows"]/tr') == []
+    if CHROMIUM is None:
+        pytest.skip("chromium absent: the rendered page was not checked")
+    dom = dump_dom(tmp_path / REPORT_NAME, tmp_path / "profile")
+    assert len(dom.xpath('//tr[@class="q-row"]')) == PAGE_SIZE
+    assert dom.xpath('string(//*[@id="page-info"])') == f"page 1 of {100_000 // PAGE_SIZE}"
+    assert dom.xpath('string(//*[@id="question-count"])') == "100000 of 100000 candidates match"
+
+
+def test_regen_rewrites_the_report_with_the_new_target(run: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(run, out)
+    (out / REPORT_NAME).unlink()
+    assert cli(["regen", str(out), "--app", "word", "--category", "Text", "--target", "3"]) == 0
+    page = page_of(out / REPORT_NAME)
+    (text,) = page.xpath('//svg[@id="heatmap-word"]//g[@data-category="Text"]')
+    assert text.xpath('string(.//text[@class="tile-count"])').endswith(" / 3")
+
+
+def test_model_run_shows_usage_and_the_calls_behind_each_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not WORD_FILE.is_file():
+        pytest.skip(f"shared corpus file {WORD_FILE} not found")
+    out = tmp_path / "out"
+    with StubServer(generic_model) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-report-test-key")
+        monkeypatch.chdir(tmp_path)
+        assert cli(["build", str(WORD_FILE), "-o", str(out), "--model", "stub-model"]) == 0
+    store = RunStore(out / "run.sqlite")
+    try:
+        calls = Counter(f"{stage} / {model}" for stage, model, _ in store.model_call_usage())
+    finally:
+        store.close()
+    page = page_of(out / REPORT_NAME)
+    shown = {
+        row.xpath("string(td[1])"): int(row.xpath("string(td[2])"))
+        for row in page.xpath('//table[@id="usage-recorded"]/tbody/tr')
+    }
+    assert shown == dict(calls) and calls["generate / stub-model"] > 0
+    assert any(" / stub-model (recorded)" in text for text in island(out / REPORT_NAME)["strings"])
+    assert "sk-report-test-key" not in (out / REPORT_NAME).read_text()
+    assert cli(["report", str(out)]) == 0
+    last_run = page_of(out / REPORT_NAME).xpath('//table[@id="usage-last-run"]//td[1]/text()')
+    assert "generate / stub-model" in last_run
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_clicking_tiles_searching_paging_and_opening_rows(run: Path) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (test extra) absent")
+    store = RunStore(run / "run.sqlite")
+    try:
+        cells = funnel.compute(store).cells
+        uranus = [  # the search below must narrow the Word tables to these
+            c.id
+            for c, *_ in store.candidates()
+            if (c.app, c.category) == ("word", "Table")
+            and "uranus" in " ".join([c.question, *c.answer]).lower()
+        ]
+    finally:
+        store.close()
+    problems: list[str] = []
+    expect = sync_api.expect
+    with sync_api.sync_playwright() as driver:
+        browser = driver.chromium.launch(
+            executable_path=CHROMIUM, args=[flag for flag in CHROMIUM_FLAGS[1:8]]
+        )
+        try:
+            page = browser.new_page()
+            page.on("pageerror", lambda error: problems.append(str(error)))
+            page.on("console", lambda message: problems.append(message.text))
+            page.goto((run / REPORT_NAME).resolve().as_uri())
+            rows = page.locator("tr.q-row")
+            assert rows.count() == PAGE_SIZE
+            page.click("text=next ›")
+            assert page.text_content("#page-info").startswith("page 2 of ")
+            page.locator('#heatmap-word g[data-category="Table"] rect').first.click()
+            assert "category=Table" in page.url
+            assert rows.count() == cells[("word", "Table")].candidates
+            assert set(rows.evaluate_all("rs => rs.map(r => r.dataset.category)")) == {"Table"}
+            page.fill("#filter-q", "Uranus")
+            expect(rows).to_have_count(len(uranus))
+            assert uranus and rows.first.get_attribute("data-id") in uranus
+            rows.first.click()
+            detail = page.locator("tr.q-detail")
+            assert detail.locator("table.checks tr td").count() > 0
+            assert detail.locator("iframe.evidence-table").count() == 1
+            rows.first.click()
+            assert detail.count() == 0
+            page.click("#filter-reset")
+            expect(rows).to_have_count(PAGE_SIZE)
+            page.goto((run / REPORT_NAME).resolve().as_uri() + "#q=slide&open=")
+            page.locator("tr.q-row").first.click()
+            picture = page.locator("tr.q-detail figure.evidence-picture img").first
+            picture.scroll_into_view_if_needed()
+            expect(picture).to_have_js_property("complete", True)
+            assert picture.evaluate("img => img.naturalWidth") > 0
+        finally:
+            browser.close()
+    assert problems == []
+
+
+def test_an_empty_run_still_gets_a_page(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "run.sqlite")
+    try:
+        write_report(store, tmp_path)
+    finally:
+        store.close()
+    assert island(tmp_path / REPORT_NAME)["questions"] == []
+    if CHROMIUM is not None:
+        dom = dump_dom(tmp_path / REPORT_NAME, tmp_path / "profile")
+        assert dom.xpath('string(//*[@id="question-count"])') == "0 of 0 candidates match"
+        assert dom.xpath('//tr[@class="q-empty"]')

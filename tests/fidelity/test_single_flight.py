@@ -1,0 +1,37 @@
+"""The driver's model client as cluster nodes reach it: identical requests in flight go once."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+from fidelity.cluster.single_flight import OncePerRequest
+from fidelity.config import ModelsConfig
+from fidelity.llm import ModelClient
+from fidelity.llm.messages import user
+from fidelity.store import RunStore
+from tests.support.openai_stub import StubServer, completion
+
+
+def slow_reply(body: dict) -> dict:
+    return {**completion("The answer is 42."), "delay": 0.5}
+
+
+def test_identical_requests_in_flight_together_are_sent_once(tmp_path, monkeypatch):
+    with StubServer(slow_reply) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-single-flight-test")
+        store = RunStore(tmp_path / "run.sqlite")
+        client = ModelClient(ModelsConfig(model="stub-model", concurrency=4), store, tmp_path)
+        once = OncePerRequest(client)
+
+        def ask(question: str):
+            return once.complete("generator", [user(question)])
+
+        with ThreadPoolExecutor(4) as pool:
+            replies = list(pool.map(ask, ["same question"] * 4))
+        assert [reply.text for reply in replies] == ["The answer is 42."] * 4
+        assert len(server.chat_requests()) == 1
+        assert sum(reply.cached for reply in replies) == 3  # the others read the record
+        assert ask("another question").ok
+        assert len(server.chat_requests()) == 2
+        store.close()

@@ -1,0 +1,163 @@
+"""Per-file isolation: failures become results, killed builds rerun the same, one build per OUT."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fidelity.cli import main
+from fidelity.core.config import Config
+from fidelity.core.executor import ProcessExecutor
+from fidelity.core.store import open_store
+from fidelity.outlock import OutputBusy, output_lock
+from fidelity.outputs import write_outputs
+from fidelity.pipeline import store_result
+from fidelity.regen import regen
+from ingest.analyze import FileRecord
+from tests.support.worker_tasks import MEMORY_CAP, misbehave
+
+pytestmark = pytest.mark.skips_unreadable_files  # builds over unreadable files
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT.parent / "shared" / "corpus"
+INPUTS = [
+    ROOT / "fixtures" / "memo.docx",
+    ROOT / "fixtures" / "regional_sales.xlsx",
+    ROOT / "fixtures" / "bad" / "truncated62886.docx",
+    CORPUS / "powerpoint" / "bug60993.pptx",
+]
+OUTPUTS = (
+    "questions.jsonl",
+    "rejected.jsonl",
+    "skipped.jsonl",
+    "coverage.md",
+    "funnel.md",
+    "corpus.jsonl",
+    "corpus.md",
+)
+HANG_SECONDS = 2.0
+
+
+def test_executor_turns_every_kind_of_failure_into_a_result() -> None:
+    items = ["a", "raise", "crash", "b", "hang", "allocate", "c"]
+    with ProcessExecutor(2, timeout=HANG_SECONDS, memory_bytes=MEMORY_CAP) as executor:
+        results = list(executor.map(misbehave, items))
+        again = list(executor.map(misbehave, ["d", "e"]))  # dead workers were replaced
+    assert [r.value for r in results] == ["A", None, None, "B", None, None, "C"]
+    failures = {item: r.failure for item, r in zip(items, results, strict=True) if r.failure}
+    assert {item: (f.stage, f.error_type) for item, f in failures.items()} == {
+        "raise": ("stage-raise", "ValueError"),
+        "crash": ("stage-crash", "WorkerDied"),
+        "hang": ("stage-hang", "Timeout"),
+        "allocate": ("stage-allocate", "MemoryError"),
+    }
+    assert failures["raise"].message == "a bad value"
+    assert failures["raise"].traceback.startswith("worker_tasks.py:")
+    assert "SIGSEGV" in failures["crash"].message
+    assert [r.value for r in again] == ["D", "E"]
+
+
+def test_a_failed_task_is_a_skipped_file_with_stage_type_message_and_digest(
+    tmp_path: Path,
+) -> None:
+    with ProcessExecutor(1, timeout=HANG_SECONDS, memory_bytes=MEMORY_CAP) as executor:
+        (crashed,) = executor.map(misbehave, ["crash"])
+    path = ROOT / "fixtures" / "memo.docx"
+    record = FileRecord(path=str(path), sha256="f" * 64, bytes=1, extension="docx")
+    store = open_store(tmp_path)
+    try:
+        assert store_result(store, record, crashed) == "skipped"
+        write_outputs(store, tmp_path)
+    finally:
+        store.close()
+    (row,) = [json.loads(line) for line in (tmp_path / "skipped.jsonl").read_text().splitlines()]
+    assert row["file"] == str(path) and row["stage"] == "stage-crash"
+    assert row["error_type"] == "WorkerDied" and "SIGSEGV" in row["message"]
+    assert row["reason"] == f"stage-crash: WorkerDied: {row['message']}"
+    assert "traceback" in row
+
+
+def test_a_second_build_or_regen_on_one_out_is_refused(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "out"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from pathlib import Path; from fidelity.outlock import output_lock\n"
+            "with output_lock(Path(sys.argv[1]), 'build'):\n"
+            "    print('locked', flush=True); time.sleep(60)",
+            str(out),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        assert main(["build", str(INPUTS[0]), "-o", str(out)]) == 1
+        assert "in use by another fidelity build or regen (build pid" in capsys.readouterr().err
+        with pytest.raises(OutputBusy):
+            regen(out, Config())
+    finally:
+        holder.kill()  # SIGKILL: the lock must not outlive its holder
+        holder.wait()
+    with output_lock(out, "test"):
+        pass
+
+
+def run_build(inputs: Path, out: Path, workers: int) -> subprocess.Popen[bytes]:
+    """`fidelity build` in a child process, offline and without LibreOffice (faster; the
+    store and the outputs are what is tested here)."""
+    env = {**os.environ, "FIDELITY_UNO_PYTHON": "/nonexistent"}
+    command = [sys.executable, "-m", "fidelity.cli", "build", str(inputs), "-o", str(out)]
+    command += ["--workers", str(workers)]
+    return subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+
+
+def done_files(out: Path) -> int:
+    try:
+        with sqlite3.connect(f"file:{out / 'run.sqlite'}?mode=ro", uri=True) as db:
+            return db.execute("SELECT COUNT(*) FROM files WHERE status='done'").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def kill_when(process: subprocess.Popen[bytes], reached, limit: float = 120.0) -> None:
+    """SIGKILL the build as soon as `reached()` holds (or when it ended by itself)."""
+    deadline = time.monotonic() + limit
+    while process.poll() is None and not reached() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+
+
+def test_builds_killed_at_several_points_then_rerun_match_one_uninterrupted_build(
+    tmp_path: Path,
+) -> None:
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    for path in INPUTS:
+        shutil.copy(path, inputs / path.name)
+    reference, out = tmp_path / "reference", tmp_path / "out"
+    assert run_build(inputs, reference, workers=1).wait() == 0
+
+    kill_when(run_build(inputs, out, 4), lambda: any((out / "ingest").glob("*.json")))
+    already = done_files(out)
+    kill_when(run_build(inputs, out, 4), lambda: done_files(out) > already)
+    every = done_files(reference)  # the last file stored: de-duplication and outputs follow
+    kill_when(run_build(inputs, out, 4), lambda: done_files(out) == every)
+    assert run_build(inputs, out, 4).wait() == 0
+
+    for name in OUTPUTS:
+        assert (out / name).read_bytes() == (reference / name).read_bytes(), name

@@ -1,0 +1,1 @@
+"""Tests of filters/: guessability, leakage, answerability, dedup, quality."""

@@ -1,0 +1,122 @@
+"""The element-aware leakage test on real corpus files, in both directions."""
+
+from __future__ import annotations
+
+from extractors.views import render
+from fidelity.model import Candidate, Document
+from filters import leakage
+from filters.ablation import ablation_views
+from filters.groundedness import check_document
+from generators.draft import candidate
+
+
+def ablation(document: Document, item: Candidate) -> list:
+    (outcome,) = check_document(document, [item])
+    return [d for d, _ in outcome.decisions if d.check.startswith("ablation:")]
+
+
+def test_a_note_cloze_is_rejected_when_its_own_slide_states_the_word(typical):
+    note = next(a for a in typical.artifacts if a.kind == "note" and a.facts["slide"] == 12)
+    sentence = "Add a pitchbook content ____ to the AutoContent Wizard."
+    item = candidate(
+        typical,
+        note,
+        "note-cloze",
+        f"In the speaker notes of slide 12, what fills the blank in: “{sentence}”?",
+        ["The missing text is “presentation”."],
+        value="presentation",
+        anchor=[sentence.replace("____", " ")],
+    )
+    (decision,) = ablation(typical, item)
+    assert decision.verdict == "fail"
+    assert "on slide 12" in decision.reason and "Pitchbook Presentation" in decision.answered
+    assert "anchors ['add a pitchbook content to the autocontent wizard']" in decision.reason
+    # the anchored-line test alone never sees the slide's own shape
+    view = ablation_views(typical, note)[0]
+    lines = leakage.lines(view_context(typical, view).text)
+    assert leakage.test(lines, item.probe).verdict == "pass"
+
+
+def test_a_word_on_another_slide_does_not_reject_a_note_cloze(typical):
+    note = next(a for a in typical.artifacts if a.kind == "note" and a.facts["slide"] == 9)
+    sentence = "The only way to make this happen is for the ____ of communicating and collaborating"
+    item = candidate(
+        typical,
+        note,
+        "note-cloze",
+        f"In the speaker notes of slide 9, what fills the blank in: “{sentence}”?",
+        ["The missing text is “process”."],
+        value="process",
+        anchor=[sentence.replace("____", " ")],
+    )
+    decisions = ablation(typical, item)
+    assert [d.verdict for d in decisions] == ["pass", "pass"]
+    assert "appears without its anchors in: slide 12 / notes" in decisions[0].reason
+    assert decisions[1].view == "no-notes" and "appears" not in decisions[1].reason
+
+
+def test_another_slide_s_shape_at_the_same_position_does_not_reject(corpus, extracted):
+    path = corpus / "powerpoint" / "aascu.org_hbcu_leadershipsummit_cooper_.pptx"
+    deck = extracted(path)
+    structure = next(
+        a for a in deck.artifacts if a.kind == "slide-structure" and a.facts["slide"] == 1
+    )
+    value = "left 5.17 in, top 6.50 in"
+    question = "Where is the top-left corner of [Rectangle 9] on slide 1?"
+    item = candidate(
+        deck,
+        structure,
+        "shape-position",
+        question,
+        [f"[Rectangle 9] is placed at {value}."],
+        value=value,
+        anchor=["Shape [Rectangle 9] on slide 1"],
+    )
+    (decision,) = ablation(deck, item)
+    assert decision.verdict == "pass"
+    assert "only other elements state it: slide 3" in decision.reason
+    # the line-by-line test took slide 3's shape for the answer
+    view = ablation_views(deck, structure)[0]
+    lines = leakage.lines(view_context(deck, view).text)
+    assert leakage.test(lines, item.probe).verdict == "fail"
+
+
+def test_the_same_formula_on_another_sheet_still_gives_the_content_away(corpus, extracted):
+    path = corpus / "excel" / "2023-half-year-analyses-by-segment.xlsx"
+    document = extracted(path)
+    formulas = {
+        a.locator: a for a in document.artifacts if a.kind == "formula" and a.facts["cell"] == "B18"
+    }
+    target = formulas["'OS-Rev.and results 30 06 2023'!B18"]
+    other = formulas["'OS-Other information 30 06 2023'!B18"]
+    assert target.facts["formula"] == other.facts["formula"] == "=SUM(B9:B17)"
+    item = candidate(
+        document,
+        target,
+        "formula-text",
+        "What formula is entered in cell B18 of sheet 'OS-Rev.and results 30 06 2023'?",
+        ["Cell B18 holds =SUM(B9:B17)."],
+        value="=SUM(B9:B17)",
+        anchor=["B18"],
+    )
+    decisions = ablation(document, item)
+    assert decisions[0].verdict == "fail"
+    assert f"by {other.locator}" in decisions[0].reason
+
+
+def test_an_element_of_another_category_stating_the_fact_still_rejects(typical):
+    title = next(a for a in typical.artifacts if a.locator.startswith("slide 1 / shape 95239"))
+    value = "Typical Presentation"
+    assert value in title.text
+    item = candidate(
+        typical,
+        title,
+        "slide-title",
+        "What is the title of slide 1?",
+        [f"The title of slide 1 is “{value}”."],
+        value=value,
+        anchor=["title"],
+    )
+    (decision,) = ablation(typical, item)
+    assert decision.verdict == "fail"  # the deck's Title property says it too
+    assert "by docProps/core.xml title" in decision.reason

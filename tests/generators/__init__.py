@@ -1,0 +1,1 @@
+"""Tests of generators/: the rule and model question generators."""

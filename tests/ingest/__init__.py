@@ -1,0 +1,1 @@
+"""Tests of ingest/: discovery, conversion, curation, ranking, LibreOffice servers, zip limits."""
