@@ -16,9 +16,14 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from extractors import ExtractionError, extract
-from fidelity.config import Config
-from fidelity.executor import Executor, TaskResult
+from extractors import ExtractionError, extract_file
+from fidelity.core.config import Config
+from fidelity.core.document import KEPT_STATUSES, Candidate, Decision, Document
+from fidelity.core.executor import Executor, TaskResult
+from fidelity.core.llm import ModelClient
+from fidelity.core.llm.batch import prefetch
+from fidelity.core.store import RunStore, open_store
+from fidelity.core.workers import WorkerPool, open_workers
 from fidelity.filework import FileResult, FileWork, WorkContext, generate_task, process_file_task
 from fidelity.outlock import output_lock
 from fidelity.outputs import write_outputs

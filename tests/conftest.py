@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from extractors import extract
-from fidelity.hashing import file_sha256
-from fidelity.model import Document
+from extractors import extract_file as extract
+from fidelity.core.document import Document
+from fidelity.core.hashing import file_sha256
 from fidelity.pipeline import RAISE_EXTRACTION_ERRORS
 
 ROOT = Path(__file__).resolve().parents[1]

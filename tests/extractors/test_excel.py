@@ -12,7 +12,8 @@ from openpyxl.styles import Border, Font, PatternFill, Side
 from extractors import ExtractionError
 from extractors import extract_file as extract
 from extractors.excel import sheet as excel_sheet
-from fidelity.core.document import TAXONOMY, Document
+from fidelity.core.apps import TAXONOMY
+from fidelity.core.document import Document
 from fidelity.core.views import View, named_views, sheet_only, values_only, view_context
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,7 +14,8 @@ from pptx.util import Inches
 from extractors import ExtractionError
 from extractors import extract_file as extract
 from extractors import extract_file as extract_any
-from fidelity.core.document import TAXONOMY, Artifact, Document
+from fidelity.core.apps import TAXONOMY
+from fidelity.core.document import Artifact, Document
 from fidelity.core.views import (
     PLACEHOLDER,
     View,

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import docx
 
-from extractors import extract
-from extractors.views import View, placed_ids, render
-from fidelity.hashing import file_sha256
-from fidelity.model import TAXONOMY, Artifact, Document
-from fidelity.text import normalize
+from extractors import extract_file as extract
+from fidelity.core.apps import TAXONOMY
+from fidelity.core.document import Artifact, Document
+from fidelity.core.hashing import file_sha256
+from fidelity.core.text import normalize
+from fidelity.core.views import View, placed_ids, view_context
 
 # MANIFEST.tsv tags -> the taxonomy category they should produce.
 TAG_CATEGORY = {
@@ -54,8 +55,8 @@ class ViewsWithout:
 
     The document is rendered once with each artifact's expansion marked, begin and end,
     and the text between markers is normalized once; leaving an artifact out replaces each
-    of its marked expansions (with what it nests) by its fallback, as `render` does with an
-    excluded artifact. A placeholder inside a word splits the word here, not in `render`.
+    of its marked expansions (with what it nests) by its fallback, as `view_context` does with an
+    excluded artifact. A placeholder inside a word splits the word here, not in `view_context`.
     """
 
     BEGIN, END, CLOSE = "\ue000", "\ue001", "\ue002"
@@ -74,7 +75,7 @@ class ViewsWithout:
                 ]
             }
         )
-        text = render(marked, View("full")).text
+        text = view_context(marked, View("full")).text
         marker = re.compile(f"([{self.BEGIN}{self.END}])([^{self.CLOSE}]*){self.CLOSE}")
         self.segments: list[str] = []
         self.spans: dict[str, list[tuple[int, int]]] = {}
@@ -92,7 +93,7 @@ class ViewsWithout:
         self.segments.append(normalize(text[start:]))
 
     def without(self, artifact: Artifact) -> str:
-        """normalize(render(document, View(exclude={artifact.id})).text), in normalized words."""
+        """normalize(view_context(document, View(exclude={artifact.id})).text), as words."""
         fallback, kept, start = normalize(artifact.fallback), [], 0
         for begin, end in sorted(self.spans.get(artifact.id, [])):
             if begin < start:  # nested in an expansion already left out
@@ -226,7 +227,7 @@ def test_view_without_an_artifact_does_not_contain_it(
         document = extracted(corpus / row["path"])
         texts = {a.id: normalize(re.sub(r"⟦[^⟧]*⟧", " ", a.text)) for a in document.artifacts}
         body = normalize(re.sub(r"⟦[^⟧]*⟧", " ", document.body))
-        full = normalize(render(document, View("full")).text)
+        full = normalize(view_context(document, View("full")).text)
         views = ViewsWithout(document)
         for artifact in document.artifacts:
             content = texts[artifact.id]

@@ -7,10 +7,10 @@ import json
 import pytest
 from pydantic import BaseModel
 
-from fidelity.config import ModelsConfig
-from fidelity.llm import ModelClient, user
-from fidelity.llm.batch import META_KEY, Collector, _submit, prefetch
-from fidelity.store import RunStore
+from fidelity.core.config import ModelsConfig
+from fidelity.core.llm import ModelClient, user
+from fidelity.core.llm.batch import META_KEY, Collector, _submit, prefetch
+from fidelity.core.store import RunStore
 from tests.support.openai_stub import StubServer, completion, json_reply, text_of
 
 

@@ -10,9 +10,9 @@ import pytest
 from PIL import Image
 from pydantic import BaseModel
 
-from fidelity.config import Config, ModelsConfig
-from fidelity.llm import ModelClient, system, user
-from fidelity.store import RunStore
+from fidelity.core.config import Config, ModelsConfig
+from fidelity.core.llm import ModelClient, system, user
+from fidelity.core.store import RunStore
 from tests.support.openai_stub import (
     StubServer,
     completion,

@@ -22,8 +22,6 @@ from fidelity.core.document import Artifact, Candidate, Decision, Document, Prob
 from fidelity.core.store import RunStore
 from fidelity.report import REPORT_NAME, write_report
 from fidelity.report.page import PAGE_SIZE, json_island
-from fidelity.store import RunStore
-from filters import funnel
 from tests.generators.test_model_generators_pipeline import WORD_FILE, generic_model
 from tests.support.openai_stub import StubServer
 

@@ -13,8 +13,8 @@ import pytest
 
 from fidelity import coverage
 from fidelity.cli import main as cli
-from fidelity.config import CoverageConfig
-from fidelity.model import Document
+from fidelity.core.config import CoverageConfig
+from fidelity.core.document import Document
 from fidelity.pipeline import open_store
 from tests.support.review_support import build_run, tasks_of
 

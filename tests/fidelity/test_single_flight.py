@@ -5,10 +5,10 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 from fidelity.cluster.single_flight import OncePerRequest
-from fidelity.config import ModelsConfig
-from fidelity.llm import ModelClient
-from fidelity.llm.messages import user
-from fidelity.store import RunStore
+from fidelity.core.config import ModelsConfig
+from fidelity.core.llm import ModelClient
+from fidelity.core.llm.messages import user
+from fidelity.core.store import RunStore
 from tests.support.openai_stub import StubServer, completion
 
 

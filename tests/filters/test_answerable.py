@@ -8,14 +8,15 @@ import re
 
 import pytest
 
-from fidelity.config import Config, GenerationBudget, ModelsConfig
-from fidelity.llm import ModelClient
-from fidelity.model import Artifact
+from fidelity.core.config import Config, GenerationBudget, ModelsConfig
+from fidelity.core.document import Artifact
+from fidelity.core.llm import ModelClient
+from fidelity.core.store import RunStore
 from fidelity.pipeline import default_stages, filter_candidates
 from filters.answerable import positive_views
 from generators.draft import candidate
-from generators.model.facts import FactsGenerator
-from generators.model.table import TableGenerator
+from generators.llm.facts import FactsGenerator
+from generators.llm.table import TableGenerator
 from tests.support.openai_stub import StubServer, json_reply, schema_name, text_of
 
 NOTE = "Really need to make sure we update this presentation."

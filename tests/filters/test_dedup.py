@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fidelity.model import Candidate
+from fidelity.core.document import Candidate
 from filters import dedup
 from filters.qualify import qualify
 from generators.draft import candidate

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fidelity.model import Candidate, Document
+from fidelity.core.document import Candidate, Document
 from filters import guessability
 from filters.groundedness import check_document
 from generators.draft import candidate

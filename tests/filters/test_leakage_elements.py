@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from extractors.views import render
-from fidelity.model import Candidate, Document
+from fidelity.core.document import Candidate, Document
+from fidelity.core.views import view_context
 from filters import leakage
 from filters.ablation import ablation_views
 from filters.groundedness import check_document

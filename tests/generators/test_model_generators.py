@@ -7,12 +7,12 @@ import json
 import pytest
 from PIL import Image
 
-from fidelity.config import GenerationBudget, ModelsConfig
-from fidelity.llm import ModelClient
-from fidelity.model import Artifact, Document, placeholder_for
-from fidelity.store import RunStore
-from generators.model import ModelGenerators
-from generators.model.prompt import load, parse
+from fidelity.core.config import GenerationBudget, ModelsConfig
+from fidelity.core.document import Artifact, Document, placeholder_for
+from fidelity.core.llm import ModelClient
+from fidelity.core.prompt import load, parse
+from fidelity.core.store import RunStore
+from generators.llm import ModelGenerators
 from tests.support.openai_stub import StubServer, json_reply, schema_name, text_of
 
 CHUNK = (

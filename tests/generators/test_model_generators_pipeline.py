@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from fidelity.cli import main
-from fidelity.config import ModelsConfig
+from fidelity.core.config import ModelsConfig
 from tests.support.openai_stub import StubServer, json_reply, schema_name, text_of
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"

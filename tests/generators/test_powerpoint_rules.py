@@ -11,7 +11,8 @@ from pptx.enum.shapes import MSO_SHAPE
 from pptx.util import Inches
 
 from extractors import extract_file as extract
-from fidelity.core.document import TAXONOMY, Candidate, Document
+from fidelity.core.apps import TAXONOMY
+from fidelity.core.document import Candidate, Document
 from fidelity.core.views import View, view_context
 from filters import leakage
 from filters.groundedness import check_document

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fidelity.model import Candidate, Document
+from fidelity.core.document import Candidate, Document
 from generators.rules import generate
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"

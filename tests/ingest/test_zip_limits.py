@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fidelity.xmlsafe import Package, UnsafePackage, parse_xml
+from fidelity.core.xmlsafe import Package, UnsafePackage, parse_xml
 from ingest.sniff import sniff
 from tests.support.hostile_packages import (
     DOCUMENT,
