@@ -24,6 +24,7 @@ from tests.support.review_support import (
     build_run,
     expected_dataset,
     expected_states,
+    labelstudio_result,
     tasks_of,
 )
 
@@ -50,52 +51,6 @@ def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabelStudio]:
         yield server
     finally:
         server.stop()
-
-
-def result(given: dict[str, Any], evidence: str) -> list[dict[str, Any]]:
-    """One annotator's answers as Label Studio results for the exported labeling config."""
-    found = [
-        {
-            "from_name": "correct",
-            "to_name": "question",
-            "type": "choices",
-            "value": {"choices": [given["correct"]]},
-        },
-        {
-            "from_name": "evidence_located",
-            "to_name": "question",
-            "type": "choices",
-            "value": {"choices": [given["evidence_located"]]},
-        },
-        {
-            "from_name": "quality",
-            "to_name": "question",
-            "type": "rating",
-            "value": {"rating": given["quality"]},
-        },
-        {
-            "from_name": "evidence_mark",
-            "to_name": "evidence_text",
-            "type": "labels",
-            "value": {"start": 0, "end": 5, "text": evidence[:5], "labels": ["Evidence"]},
-        },
-    ]
-    if given["revised_question"]:
-        found += [
-            {
-                "from_name": "revised_question",
-                "to_name": "question",
-                "type": "textarea",
-                "value": {"text": [given["revised_question"]]},
-            },
-            {
-                "from_name": "revised_answer",
-                "to_name": "answer",
-                "type": "textarea",
-                "value": {"text": ["\n".join(given["revised_answer"])]},
-            },
-        ]
-    return found
 
 
 @pytest.fixture(scope="module")
@@ -137,7 +92,9 @@ def project(
                 "POST",
                 f"/api/tasks/{task['id']}/annotations/",
                 json={
-                    "result": result(answers(number, person), task["data"]["evidence_text"]),
+                    "result": labelstudio_result(
+                        answers(number, person), task["data"]["evidence_text"]
+                    ),
                     "completed_by": user["id"],
                 },
             )
@@ -211,7 +168,7 @@ def test_label_studio_export_imports_with_annotators_named_by_email(
             "POST",
             f"/api/tasks/{task['id']}/annotations/",
             json={
-                "result": result(decision, task["data"]["evidence_text"]),
+                "result": labelstudio_result(decision, task["data"]["evidence_text"]),
                 "completed_by": judge["id"],
             },
         )

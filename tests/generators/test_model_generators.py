@@ -385,7 +385,7 @@ def test_failed_model_calls_drop_drafts_without_stopping(stub, tmp_path):
 
 
 def test_rules_run_beside_the_model(stub, tmp_path, monkeypatch):
-    from generators import model as model_generators
+    from generators import llm as model_generators
     from generators.draft import candidate
 
     doc = document(tmp_path)

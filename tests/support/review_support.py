@@ -76,6 +76,37 @@ def _ls_revision(given: dict) -> list[dict]:
     ]
 
 
+def labelstudio_result(given: dict, evidence: str) -> list[dict]:
+    """One annotator's answers as Label Studio results for the exported labeling config."""
+    return [
+        {
+            "from_name": "correct",
+            "to_name": "question",
+            "type": "choices",
+            "value": {"choices": [given["correct"]]},
+        },
+        {
+            "from_name": "evidence_located",
+            "to_name": "question",
+            "type": "choices",
+            "value": {"choices": [given["evidence_located"]]},
+        },
+        {
+            "from_name": "quality",
+            "to_name": "question",
+            "type": "rating",
+            "value": {"rating": given["quality"]},
+        },
+        *_ls_revision(given),
+        {
+            "from_name": "evidence_mark",
+            "to_name": "evidence_text",
+            "type": "labels",
+            "value": {"start": 0, "end": 5, "text": evidence[:5], "labels": ["Evidence"]},
+        },
+    ]
+
+
 def fill_labelstudio(folder: Path, target: Path) -> list[Path]:
     tasks = json.loads((folder / "tasks.json").read_text())
     exported = []
@@ -89,38 +120,7 @@ def fill_labelstudio(folder: Path, target: Path) -> list[Path]:
                     "id": number * 10 + person,
                     "completed_by": person,
                     "was_cancelled": False,
-                    "result": [
-                        {
-                            "from_name": "correct",
-                            "to_name": "question",
-                            "type": "choices",
-                            "value": {"choices": [given["correct"]]},
-                        },
-                        {
-                            "from_name": "evidence_located",
-                            "to_name": "question",
-                            "type": "choices",
-                            "value": {"choices": [given["evidence_located"]]},
-                        },
-                        {
-                            "from_name": "quality",
-                            "to_name": "question",
-                            "type": "rating",
-                            "value": {"rating": given["quality"]},
-                        },
-                        *_ls_revision(given),
-                        {
-                            "from_name": "evidence_mark",
-                            "to_name": "evidence_text",
-                            "type": "labels",
-                            "value": {
-                                "start": 0,
-                                "end": 5,
-                                "text": text[:5],
-                                "labels": ["Evidence"],
-                            },
-                        },
-                    ],
+                    "result": labelstudio_result(given, text),
                 }
             )
         exported.append({"id": number + 1, "data": task["data"], "annotations": annotations})
