@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -10,6 +11,7 @@ from extractors.media import MediaWriter
 from extractors.rendering import Renderers
 from fidelity.core.document import Document
 from fidelity.core.hashing import IdMaker
+from fidelity.core.xmlsafe import Package, UnsafePackage
 
 
 class ExtractionError(Exception):
@@ -46,3 +48,20 @@ class Extractor(Protocol):
     def accepts(self, source: Source) -> bool: ...
 
     def extract(self, source: Source, context: ExtractContext) -> Document: ...
+
+
+class ApplicationExtractor:
+    """What the extractors share: each accepts the documents of its own application."""
+
+    app = ""
+
+    def accepts(self, source: Source) -> bool:
+        return source.document.app == self.app
+
+
+def open_package(path: Path, what: str) -> Package:
+    """The OOXML package at `path`; one that cannot be opened is an ExtractionError."""
+    try:
+        return Package(path)
+    except (zipfile.BadZipFile, UnsafePackage, OSError) as error:
+        raise ExtractionError(f"not a readable {what} package: {error}") from error

@@ -12,27 +12,26 @@ from __future__ import annotations
 
 import zipfile
 
-from extractors.base import ExtractContext, ExtractionError, Source
+from extractors.base import (
+    ApplicationExtractor,
+    ExtractContext,
+    ExtractionError,
+    Source,
+    open_package,
+)
 from extractors.excel.builder import WorkbookBuilder
 from fidelity.core.document import Document
-from fidelity.core.xmlsafe import Package, UnsafePackage
+from fidelity.core.xmlsafe import UnsafePackage
 
 
-class ExcelExtractor:
+class ExcelExtractor(ApplicationExtractor):
     """Excel workbooks (.xlsx, .xlsm, .xltx; older formats arrive converted by ingest)."""
 
     app = "excel"
 
-    def accepts(self, source: Source) -> bool:
-        return source.document.app == self.app
-
     def extract(self, source: Source, context: ExtractContext) -> Document:
         """The document of the workbook (see the module docstring)."""
-        try:
-            package = Package(source.path)
-        except (zipfile.BadZipFile, UnsafePackage, OSError) as error:
-            raise ExtractionError(f"not a readable workbook package: {error}") from error
-        with package:
+        with open_package(source.path, "workbook") as package:
             try:
                 WorkbookBuilder(source.path, package, source.document, context).run()
             except (UnsafePackage, zipfile.BadZipFile) as error:

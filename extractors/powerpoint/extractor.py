@@ -11,11 +11,16 @@ every slide that shows them, with per-slide overrides of their own.
 
 from __future__ import annotations
 
-import zipfile
 from collections import Counter
 from pathlib import Path
 
-from extractors.base import ExtractContext, ExtractionError, Source
+from extractors.base import (
+    ApplicationExtractor,
+    ExtractContext,
+    ExtractionError,
+    Source,
+    open_package,
+)
 from extractors.ooxml.namespaces import a, one_line, p
 from extractors.ooxml.props import metadata_artifacts
 from extractors.powerpoint.build import Builder
@@ -27,7 +32,6 @@ from extractors.powerpoint.text import paragraphs
 from extractors.rendering import PdfRenderer, pdf_to_pngs
 from fidelity.core.document import Artifact, Document
 from fidelity.core.sizes import size_metadata
-from fidelity.core.xmlsafe import Package, UnsafePackage
 
 FOOTER_KINDS = {"ftr": "footer", "hdr": "footer", "dt": "date-time", "sldNum": "slide-number"}
 FOOTER_LABELS = {"ftr": "Footer", "hdr": "Header", "dt": "Date/time", "sldNum": "Slide number"}
@@ -97,21 +101,14 @@ class FooterRegistry:
         return self.deck_level[role]
 
 
-class PowerPointExtractor:
+class PowerPointExtractor(ApplicationExtractor):
     """PowerPoint decks (.pptx, .pptm, .ppsx, .potx; older formats arrive converted)."""
 
     app = "powerpoint"
 
-    def accepts(self, source: Source) -> bool:
-        return source.document.app == self.app
-
     def extract(self, source: Source, context: ExtractContext) -> Document:
         """The document of the deck; slide images through `context.renderers.slides`."""
-        try:
-            package = Package(source.path)
-        except (zipfile.BadZipFile, UnsafePackage, OSError) as error:
-            raise ExtractionError(f"not a readable PowerPoint package: {error}") from error
-        with package:
+        with open_package(source.path, "PowerPoint") as package:
             try:
                 deck = read_deck(package)
             except DeckError as error:

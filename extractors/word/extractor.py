@@ -11,7 +11,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 from extractors.artifacts import ArtifactMaker
-from extractors.base import ExtractContext, ExtractionError, Source
+from extractors.base import ApplicationExtractor, ExtractContext, ExtractionError, Source
 from extractors.ooxml.chart import chart_text, parse_chart
 from extractors.ooxml.props import metadata_artifacts, properties
 from extractors.word.body import convert, read_ast
@@ -36,13 +36,10 @@ from fidelity.core.sizes import size_metadata
 from fidelity.core.xmlsafe import Package
 
 
-class WordExtractor:
+class WordExtractor(ApplicationExtractor):
     """Word files (.docx, .docm, .dotx; older formats arrive converted by ingest)."""
 
     app = "word"
-
-    def accepts(self, source: Source) -> bool:
-        return source.document.app == self.app
 
     def extract(self, source: Source, context: ExtractContext) -> Document:
         """The document of the Word file (no page images: renderers are not used)."""
