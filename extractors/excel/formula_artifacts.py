@@ -36,7 +36,7 @@ class FormulaArtifacts(WorkbookState):
                 f"{MAX_FORMULAS_PER_SHEET} become Formula artifacts (the rest show values)"
             )
         for cell in ordered[:MAX_FORMULAS_PER_SHEET]:
-            info = analyse(cell.formula or "", self.name_set, self.table_names)
+            info = analyse(cell.formula or "", self.names_by_lower, self.table_names)
             pattern = re.sub(r"\$?[A-Z]{1,3}\$?\d+", "R", cell.formula or "")
             representative = pattern not in seen_patterns and cell.formula_type != "dataTable"
             seen_patterns.add(pattern)
