@@ -66,7 +66,7 @@ def range_ref(box: tuple[int, int, int, int]) -> str:
     return first if first == last else f"{first}:{last}"
 
 
-@dataclass
+@dataclass(slots=True)
 class Cell:
     row: int
     col: int
@@ -147,6 +147,9 @@ def _value(
     except ValueError:
         return raw, False
     return (int(number) if number.is_integer() and abs(number) < 2**53 else number), False
+
+
+NO_FORMULA = (None, None)
 
 
 class _SharedFormulas:
@@ -272,15 +275,16 @@ def _read_row(
         unplaced.clear()
         col_number = col
         children = _children(cell_element)
-        formula, formula_type = shared.resolve(children.get("f"), row, col)
-        kind = cell_element.get("t", "n")
-        value, error = _value(children, kind, workbook)
-        if value is None and formula is None:
-            continue
-        if value == "" and formula is None:
+        formula_element = children.get("f")
+        formula, formula_type = (
+            shared.resolve(formula_element, row, col) if formula_element is not None else NO_FORMULA
+        )
+        value, error = _value(children, cell_element.get("t", "n"), workbook)
+        if formula is None and (value is None or value == ""):
             continue
         data.cells_seen += 1
-        data.formulas_seen += formula is not None
+        if formula is not None:
+            data.formulas_seen += 1
         if row > data.max_row:
             data.max_row = row
         if col > data.max_col:
@@ -289,20 +293,13 @@ def _read_row(
             data.truncated_at_row = row
         if data.truncated_at_row is not None and row >= data.truncated_at_row:
             continue
+        style_index = cell_element.get("s")
         try:
-            style = int(cell_element.get("s", "0"))
+            style = int(style_index) if style_index else 0
         except ValueError:
             style = 0
-        data.cells[(row, col)] = Cell(
-            row=row,
-            col=col,
-            value=value,
-            display=display(value, style) if value is not None else "",
-            formula=formula,
-            formula_type=formula_type,
-            style=style,
-            error=error,
-        )
+        shown = display(value, style) if value is not None else ""
+        data.cells[(row, col)] = Cell(row, col, value, shown, formula, formula_type, style, error)
 
 
 def _count_row(element, data: SheetData, row_number: int) -> None:
