@@ -234,14 +234,22 @@ def read_sheet(workbook: Workbook, part: str, display: CellDisplay | None = None
     return data
 
 
+def _position(ref: str | None) -> tuple[int, int] | None:
+    """(row, column) of a cell reference; None when it is missing or unreadable."""
+    if not ref:
+        return None
+    try:
+        return parse_ref(ref)
+    except ValueError:
+        return None
+
+
 def _column_after(refs: list[str], col_number: int) -> int:
     """The column of the last of `refs`, cells placed one after another from `col_number`
     where a reference is missing or unreadable."""
     for ref in refs:
-        try:
-            col_number = parse_ref(ref)[1] if ref else col_number + 1
-        except ValueError:
-            col_number += 1
+        position = _position(ref)
+        col_number = col_number + 1 if position is None else position[1]
     return col_number
 
 
@@ -266,12 +274,10 @@ def _read_row(
         if not len(cell_element):  # no v, is or f: nothing to keep, only its place counts
             unplaced.append(ref or "")
             continue
-        try:
-            if not ref:
-                raise ValueError("no reference")
-            row, col = parse_ref(ref)
-        except ValueError:
-            row, col = row_number, _column_after(unplaced, col_number) + 1
+        position = _position(ref)
+        if position is None:  # placed after the cell before it
+            position = row_number, _column_after(unplaced, col_number) + 1
+        row, col = position
         unplaced.clear()
         col_number = col
         children = _children(cell_element)
