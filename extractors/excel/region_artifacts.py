@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from extractors.excel.book import WorkbookState
@@ -99,7 +100,8 @@ class RegionArtifacts(WorkbookState):
             cell = data.cells.get((row, left))
             if cell is not None and isinstance(cell.value, str) and cell.display.strip():
                 labels[row] = cell.display.strip()
-        unique_labels = {r: t for r, t in labels.items() if list(labels.values()).count(t) == 1}
+        label_counts = Counter(labels.values())
+        unique_labels = {r: t for r, t in labels.items() if label_counts[t] == 1}
         # A header merged over several columns names none of them alone (ask no lookup there).
         spanned = {
             (header, col)

@@ -43,6 +43,9 @@ class CellRenderer:
         self.style_of = style_of
         self.placeholders = placeholders
         self.merged_at = {(b[0], b[1]): b for b in merged}
+        self.columns_of_row: dict[int, list[int]] = {}  # a box's rows visited, not its area
+        for row, col in cells:
+            self.columns_of_row.setdefault(row, []).append(col)
         self.style_cues: dict[int, list[str]] = {}
         fonts = Counter(style_of(cell.style).font_color for cell in cells.values())
         self.usual_font = fonts.most_common(1)[0][0] if fonts else None
@@ -85,8 +88,8 @@ class CellRenderer:
         for row in range(top, bottom + 1):
             styles = [
                 self.style_of(self.cells[(row, col)].style)
-                for col in range(left, right + 1)
-                if (row, col) in self.cells
+                for col in self.columns_of_row.get(row, ())
+                if left <= col <= right
             ]
             if not styles:
                 continue
@@ -120,6 +123,8 @@ def grid(renderer: CellRenderer, box: Box, header_row: int | None, limit: int) -
     marked = renderer.marked_rows(box)
     shown = 0
     for row in range(start, bottom + 1):
+        if row not in renderer.columns_of_row:
+            continue  # no cell: nothing to show
         values = [renderer.text((row, col)) for col in range(left, right + 1)]
         if not any(values):
             continue

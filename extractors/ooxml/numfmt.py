@@ -136,6 +136,10 @@ def general(value: float) -> str:
     magnitude = abs(value)
     if 1e-9 <= magnitude < 1e11:
         digits = max(0, 10 - max(0, int(math.floor(math.log10(magnitude))) + 1))
+        shortest = repr(value)
+        point = shortest.find(".")
+        if "e" not in shortest and 0 <= point and len(shortest) - point - 1 <= digits:
+            return shortest  # no rounding to do: the decimal rounding below would give it back
         text = f"{_round(value, digits):f}"
         if "." in text:
             text = text.rstrip("0").rstrip(".")
