@@ -136,11 +136,7 @@ def general(value: float) -> str:
     magnitude = abs(value)
     if 1e-9 <= magnitude < 1e11:
         digits = max(0, 10 - max(0, int(math.floor(math.log10(magnitude))) + 1))
-        shortest = repr(value)
-        point = shortest.find(".")
-        if "e" not in shortest and 0 <= point and len(shortest) - point - 1 <= digits:
-            return shortest  # no rounding to do: the decimal rounding below would give it back
-        text = f"{_round(value, digits):f}"
+        text = _rounded_repr(value, digits) or f"{_round(value, digits):f}"
         if "." in text:
             text = text.rstrip("0").rstrip(".")
         return text
@@ -148,6 +144,26 @@ def general(value: float) -> str:
     mantissa = mantissa.rstrip("0").rstrip(".")
     sign = "-" if exponent.startswith("-") else "+"
     return f"{mantissa}E{sign}{abs(int(exponent)):02d}"
+
+
+def _rounded_repr(value: float, places: int) -> str | None:
+    """`_round(value, places)` as text, worked on the digits of the value's repr (the
+    Decimal it rounds) when that is written without an exponent; None otherwise.
+
+    Half up: the value moves away from zero when the first dropped digit is 5 or more.
+    """
+    shortest = repr(value)
+    whole, point, fraction = shortest.partition(".")
+    if not point or "e" in fraction:
+        return None
+    sign = "-" if whole.startswith("-") else ""
+    if len(fraction) <= places:  # nothing dropped: only zeros added
+        return shortest + "0" * (places - len(fraction))
+    kept = int(whole.lstrip("-") + fraction[:places]) + (fraction[places] >= "5")
+    if not places:
+        return f"{sign}{kept}"
+    digits = str(kept).rjust(places + 1, "0")
+    return f"{sign}{digits[:-places]}.{digits[-places:]}"
 
 
 def _round(value: float, places: int) -> Decimal:

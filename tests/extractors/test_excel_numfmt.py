@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from extractors.ooxml.numfmt import format_value, is_date_format
+from extractors.ooxml.numfmt import _round, _rounded_repr, format_value, is_date_format
 
 CASES = [
     (0.25, "0%", "25%"),
@@ -48,3 +50,20 @@ def test_date_detection_ignores_quoted_letters_and_digit_formats() -> None:
     assert is_date_format("mm:ss.0")
     assert not is_date_format('0.00" days"')
     assert not is_date_format("General")
+
+
+def test_rounding_on_repr_digits_matches_decimal_rounding() -> None:
+    """General's fast path rounds the repr's digits as text; it must give what rounding
+    the same digits as a Decimal (half up, away from zero) gives, carries and ties included."""
+    rng = random.Random(7)
+    values = [0.5, 1.5, -2.5, 0.95, 9.999999999, 99999.99995, -0.0049, 123.0, 1e-7, 2.675]
+    values += [rng.uniform(-1e6, 1e6) for _ in range(5000)]
+    values += [round(rng.uniform(-100, 100), rng.randint(0, 12)) for _ in range(5000)]
+    compared = 0
+    for value in values:
+        for places in range(11):
+            fast = _rounded_repr(value, places)
+            if fast is not None:
+                compared += 1
+                assert fast == f"{_round(value, places):f}", (value, places)
+    assert compared > 100_000
