@@ -8,18 +8,24 @@ those artifacts no longer states them.
 
 from __future__ import annotations
 
-import json
 import os
 import re
-from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pypandoc
-
 from extractors.media import MediaWriter
-from extractors.word.pandoc_ast import Node, head_row_count, para, stringify, table_grid, table_rows
+from extractors.word.pandoc_ast import (
+    Node,
+    document,
+    head_row_count,
+    para,
+    stringify,
+    table_grid,
+    table_rows,
+)
+from extractors.word.pandoc_run import PandocRun, write_ast
 from fidelity.core.document import Artifact, placeholder_for
 from fidelity.core.hashing import IdMaker
 
@@ -310,17 +316,6 @@ def _tail_words(text: str, count: int) -> str:
     return " ".join(words[-count:])
 
 
-def read_ast(path: Path, media_dir: Path | None) -> dict[str, Any]:
-    """pandoc's AST of a Word file; media files are extracted under `media_dir` (None: not)."""
-    extra_args = []
-    if media_dir is not None:
-        media_dir.mkdir(parents=True, exist_ok=True)
-        extra_args.append(f"--extract-media={media_dir}")
-    return json.loads(
-        pypandoc.convert_file(str(path), "json", format="docx", extra_args=extra_args)
-    )
-
-
 def convert(
     ast: dict[str, Any], media: MediaWriter, notes: list[NoteRef], textboxes: dict[str, str]
 ) -> BodyResult:
@@ -329,11 +324,15 @@ def convert(
     walker = _Walker(media_root, notes, {_key(k): v for k, v in textboxes.items()})
     chunks = _chunk(walker, ast["blocks"])
     api = ast["pandoc-api-version"]
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        # the two pandoc renderings are separate processes: they run at the same time.
-        pending_tables = pool.submit(_render_tables, walker.tables, api)
-        texts = _render_markdown([blocks for _, blocks in chunks], api)
-        tables_html = pending_tables.result()
+    with ExitStack() as running:
+        # the two pandoc renderings are separate processes: both start before either is read.
+        markdown = _start_markdown([blocks for _, blocks in chunks], api)
+        tables = _start_tables(walker.tables, api)
+        for run in (markdown, tables):
+            if run is not None:
+                running.enter_context(run)
+        texts = _markdown_texts(markdown)
+        tables_html = _tables_html(tables)
 
     ids = IdMaker()
     body: list[str] = []
@@ -407,19 +406,22 @@ def _is_placeholder_only(text: str) -> bool:
     return bool(re.fullmatch(r"\s*(⟦[^⟦⟧]+⟧\s*)+", text))
 
 
-def _render_markdown(chunks: list[list[Node]], api: list[int]) -> list[str]:
-    """All chunks in one pandoc call, split apart again on a marker paragraph."""
+def _start_markdown(chunks: list[list[Node]], api: list[int]) -> PandocRun | None:
+    """All chunks in one pandoc run, each after a marker paragraph (None: no chunks)."""
     if not chunks:
-        return []
+        return None
     blocks: list[Node] = []
     for chunk in chunks:
         blocks.append(para(SPLIT))
         blocks.extend(chunk)
-    doc = {"pandoc-api-version": api, "meta": {}, "blocks": blocks}
-    markdown = pypandoc.convert_text(
-        json.dumps(doc), "gfm-raw_html", format="json", extra_args=["--wrap=none"]
-    )
-    parts = markdown.split(SPLIT)[1:]
+    return write_ast(document(blocks, api), "gfm-raw_html")
+
+
+def _markdown_texts(run: PandocRun | None) -> list[str]:
+    """The chunks' Markdown, split apart again on the marker paragraph."""
+    if run is None:
+        return []
+    parts = run.text().split(SPLIT)[1:]
     return [_unescape(part) for part in parts]
 
 
@@ -427,17 +429,22 @@ def _unescape(markdown: str) -> str:
     return re.sub(r"\\([⟦⟧])", r"\1", markdown)
 
 
-def _render_tables(tables: list[tuple[str, Node]], api: list[int]) -> dict[str, str]:
+def _start_tables(tables: list[tuple[str, Node]], api: list[int]) -> PandocRun | None:
+    """All tables in one pandoc run to HTML, each after a marker paragraph (None: no tables)."""
     if not tables:
-        return {}
+        return None
     blocks: list[Node] = []
     for artifact_id, node in tables:
         blocks.append(para(f"{SPLIT}{artifact_id}"))
         blocks.append(node)
-    doc = {"pandoc-api-version": api, "meta": {}, "blocks": blocks}
-    html = pypandoc.convert_text(json.dumps(doc), "html", format="json", extra_args=["--wrap=none"])
+    return write_ast(document(blocks, api), "html")
+
+
+def _tables_html(run: PandocRun | None) -> dict[str, str]:
+    if run is None:
+        return {}
     out: dict[str, str] = {}
-    for part in html.split(f"<p>{SPLIT}")[1:]:
+    for part in run.text().split(f"<p>{SPLIT}")[1:]:
         artifact_id, _, rest = part.partition("</p>")
         out[artifact_id] = rest.strip()
     return out

@@ -8,13 +8,11 @@ from the package XML: comments, notes, headers/footers, text boxes, video, chart
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 from extractors.artifacts import ArtifactMaker
 from extractors.base import ApplicationExtractor, ExtractContext, ExtractionError, Source
 from extractors.ooxml.chart import chart_text, parse_chart
 from extractors.ooxml.props import metadata_artifacts, properties
-from extractors.word.body import convert, read_ast
+from extractors.word.body import convert
 from extractors.word.format import (
     Styles,
     font_artifacts,
@@ -23,6 +21,7 @@ from extractors.word.format import (
     read_paragraphs,
 )
 from extractors.word.index import BodyIndex
+from extractors.word.pandoc_run import read_docx
 from extractors.word.parts import (
     chart_parts,
     comments,
@@ -44,9 +43,8 @@ class WordExtractor(ApplicationExtractor):
     def extract(self, source: Source, context: ExtractContext) -> Document:
         """The document of the Word file (no page images: renderers are not used)."""
         document, media = source.document, context.media
-        with ThreadPoolExecutor(max_workers=1) as pool, Package(source.path) as package:
+        with Package(source.path) as package, read_docx(source.path, media.folder) as reading:
             # pandoc runs in its own process while the package XML is read here.
-            pending_ast = pool.submit(read_ast, source.path, media.folder)
             index = BodyIndex.read(package)
             if index is None:
                 raise ExtractionError("package has no word/document.xml")
@@ -64,7 +62,7 @@ class WordExtractor(ApplicationExtractor):
             parts += layout_artifacts(index, paragraphs)
             parts += metadata_artifacts(package)
             pages = _declared_pages(package)
-            body = convert(pending_ast.result(), media, notes, box_paragraphs)
+            body = convert(reading.ast(), media, notes, box_paragraphs)
         links = _hyperlinks(body.links, ArtifactMaker(context.ids))
         document.body = body.body
         document.artifacts = body.artifacts + boxes + links + parts
