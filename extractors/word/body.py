@@ -221,6 +221,8 @@ class _Walker:
 
     def _textbox_for(self, node: Node) -> str | None:
         """'' to drop a paragraph already placed as a text box, an id to place one, else None."""
+        if not self.textboxes:
+            return None
         key = _key(stringify(node))
         textbox = self.textboxes.get(key) if key else None
         if textbox is None:
@@ -238,9 +240,8 @@ class _Walker:
         node = {"t": "Table", "c": self._table_content(node["c"])}
         self.tables[slot] = (artifact_id, node)
         content = node["c"]
-        rows = [
-            [_PLACEHOLDERS.sub("", cell).strip() for cell in row] for row in table_rows(content)
-        ]
+        texts = table_rows(content)
+        rows = [[_PLACEHOLDERS.sub("", cell).strip() for cell in row] for row in texts]
         caption = " ".join(stringify(content[1][1]).split())
         self.artifacts.append(
             Artifact(
@@ -253,7 +254,7 @@ class _Walker:
                     "rows": rows,
                     "grid": [
                         [_PLACEHOLDERS.sub("", cell).strip() for cell in row]
-                        for row in table_grid(content)
+                        for row in table_grid(content, texts)
                     ],
                     "header_rows": head_row_count(content),
                     "caption": caption,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from extractors.artifacts import ArtifactMaker
 from extractors.base import ApplicationExtractor, ExtractContext, ExtractionError, Source
+from extractors.gc_pause import collector_paused
 from extractors.ooxml.chart import chart_text, parse_chart
 from extractors.ooxml.props import metadata_artifacts, properties
 from extractors.word.body import convert
@@ -43,7 +44,11 @@ class WordExtractor(ApplicationExtractor):
     def extract(self, source: Source, context: ExtractContext) -> Document:
         """The document of the Word file (no page images: renderers are not used)."""
         document, media = source.document, context.media
-        with Package(source.path) as package, read_docx(source.path, media.folder) as reading:
+        with (
+            collector_paused(),
+            Package(source.path) as package,
+            read_docx(source.path, media.folder) as reading,
+        ):
             # pandoc runs in its own process while the package XML is read here.
             index = BodyIndex.read(package)
             if index is None:
