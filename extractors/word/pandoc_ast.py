@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 Node = dict[str, Any]
@@ -129,3 +130,11 @@ def para(text: str) -> Node:
 
 def document(blocks: list[Node], api: list[int]) -> dict[str, Any]:
     return {"pandoc-api-version": api, "meta": {}, "blocks": blocks}
+
+
+def document_json(blocks: list[str], api: list[int]) -> str:
+    """The JSON of a document whose blocks were serialized one by one (`blocks`)."""
+    return (
+        f'{{"pandoc-api-version": {json.dumps(api)}, "meta": {{}}, '
+        f'"blocks": [{", ".join(blocks)}]}}'
+    )

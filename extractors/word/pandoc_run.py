@@ -114,6 +114,6 @@ def read_docx(path: Path, media_dir: Path | None) -> PandocRun:
     return PandocRun(arguments)
 
 
-def write_ast(ast: dict[str, Any], to: str) -> PandocRun:
-    """pandoc writing a JSON AST as `to` (unwrapped lines)."""
-    return PandocRun(["--from=json", f"--to={to}", "--wrap=none"], stdin=json.dumps(ast).encode())
+def write_json(ast_json: str, to: str) -> PandocRun:
+    """pandoc writing a JSON AST (given as JSON text) as `to`, lines unwrapped."""
+    return PandocRun(["--from=json", f"--to={to}", "--wrap=none"], stdin=ast_json.encode())
