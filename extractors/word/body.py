@@ -61,7 +61,11 @@ class _Walker:
     """One pass over the AST that swaps elements for placeholders and records artifacts."""
 
     def __init__(
-        self, media_root: Path | None, notes: list[NoteRef], textboxes: dict[str, str]
+        self,
+        media_root: Path | None,
+        notes: list[NoteRef],
+        textboxes: dict[str, str],
+        ids: IdMaker,
     ) -> None:
         self.media_root = media_root
         self.notes = notes
@@ -69,7 +73,7 @@ class _Walker:
         self.placed_textboxes: set[str] = set()
         self.note_index = 0
         self.notes_placed: set[tuple[str, str]] = set()
-        self.ids = IdMaker()
+        self.ids = ids
         self.artifacts: list[Artifact] = []
         self.tables: list[tuple[str, Node]] = []
         self.links: list[tuple[str, str]] = []
@@ -323,11 +327,15 @@ def _tail_words(text: str, count: int) -> str:
 
 
 def convert(
-    ast: dict[str, Any], media: MediaWriter, notes: list[NoteRef], textboxes: dict[str, str]
+    ast: dict[str, Any],
+    media: MediaWriter,
+    notes: list[NoteRef],
+    textboxes: dict[str, str],
+    ids: IdMaker,
 ) -> BodyResult:
     """The Word body as placeholders + text chunks, and the artifacts found on the way."""
     media_root = media.folder.parent.parent if media.folder is not None else None
-    walker = _Walker(media_root, notes, {_key(k): v for k, v in textboxes.items()})
+    walker = _Walker(media_root, notes, {_key(k): v for k, v in textboxes.items()}, ids)
     chunks = _chunk(walker, ast["blocks"])
     api = ast["pandoc-api-version"]
     with ExitStack() as running:
@@ -337,7 +345,6 @@ def convert(
         texts = _markdown_texts(markdown)
         tables_html = _tables_html(tables)
 
-    ids = IdMaker()
     body: list[str] = []
     artifacts: list[Artifact] = []
     for (heading, _), text in zip(chunks, texts, strict=True):

@@ -43,7 +43,7 @@ class WordExtractor(ApplicationExtractor):
 
     def extract(self, source: Source, context: ExtractContext) -> Document:
         """The document of the Word file (no page images: renderers are not used)."""
-        document, media = source.document, context.media
+        document, media, ids = source.document, context.media, context.ids
         with (
             collector_paused(),
             Package(source.path) as package,
@@ -54,21 +54,21 @@ class WordExtractor(ApplicationExtractor):
             if index is None:
                 raise ExtractionError("package has no word/document.xml")
             styles = Styles.load(package)
-            boxes, box_paragraphs = textboxes(index)
+            boxes, box_paragraphs = textboxes(index, ids)
             notes = note_refs(package, index)
             parts: list[Artifact] = []
             parts += comments(package, index)
-            parts += headers_footers(package, index, media)
-            parts += videos(index)
+            parts += headers_footers(package, index, media, ids)
+            parts += videos(index, ids)
             parts += _charts(package, index)
             paragraphs = read_paragraphs(index, styles)
-            parts += font_artifacts(paragraphs, styles)
-            parts += mark_artifacts(paragraphs)
-            parts += layout_artifacts(index, paragraphs)
+            parts += font_artifacts(paragraphs, styles, ids)
+            parts += mark_artifacts(paragraphs, ids)
+            parts += layout_artifacts(index, paragraphs, ids)
             parts += metadata_artifacts(package)
             pages = _declared_pages(package)
-            body = convert(reading.ast(), media, notes, box_paragraphs)
-        links = _hyperlinks(body.links, ArtifactMaker(context.ids))
+            body = convert(reading.ast(), media, notes, box_paragraphs, ids)
+        links = _hyperlinks(body.links, ArtifactMaker(ids))
         document.body = body.body
         document.artifacts = body.artifacts + boxes + links + parts
         document.size = size_metadata("word", pages, "docProps/app.xml")
