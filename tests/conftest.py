@@ -73,18 +73,6 @@ def typical(corpus: Path, extracted: Callable[[Path], Document]) -> Document:
     return extracted(corpus / "powerpoint" / "typical.pptx")
 
 
-SERVICE_MARKERS = ("ray", "review_tools", "browser")
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under pytest-xdist's `--dist loadgroup` (`make test`), the tests of one service (a local
-    Ray cluster, the Label Studio server, Chromium) share a worker, so each service starts once."""
-    for item in items:
-        service = next((name for name in SERVICE_MARKERS if item.get_closest_marker(name)), None)
-        if service is not None:
-            item.add_marker(pytest.mark.xdist_group(service))
-
-
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """A build under test (its fixtures too) stops on a file its extractor cannot read instead
     of skipping it, except in tests marked `skips_unreadable_files`, which test the skipping."""
