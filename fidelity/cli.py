@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import importlib.util
 import json
@@ -23,6 +24,9 @@ from ingest.prepare import NotReadable
 
 
 def cmd_extract(args: argparse.Namespace, config: Config) -> int:
+    # What is loaded now lives as long as the command: keep it out of the collector's full
+    # passes, which otherwise took a fifth of the time of extracting the Excel corpus.
+    gc.freeze()
     status = 0
     with tempfile.TemporaryDirectory(prefix="fidelity-extract-") as work:
         for path in discover(args.files):

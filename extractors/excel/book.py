@@ -32,7 +32,7 @@ class WorkbookState:
     data: dict[str, SheetData]
     formulas: dict[tuple[str, str], Artifact]
     table_names: set[str]
-    name_set: set[str]
+    names_by_lower: dict[str, str]
     people: dict[str, str]
 
     def __init__(

@@ -8,8 +8,10 @@ from typing import Any
 
 from extractors.base import ExtractionError
 from extractors.excel import colors
+from extractors.excel.display import CellDisplay
 from extractors.excel.drawing_artifacts import DrawingArtifacts
 from extractors.excel.formula_artifacts import FormulaArtifacts
+from extractors.excel.formulas import by_lower_case
 from extractors.excel.note_artifacts import NoteArtifacts
 from extractors.excel.objects import drawing_objects, persons, pivots, related, tables
 from extractors.excel.region_artifacts import RegionArtifacts
@@ -34,10 +36,11 @@ class WorkbookBuilder(RegionArtifacts, FormulaArtifacts, DrawingArtifacts, NoteA
         sheets = self.workbook.sheets
         if not sheets:
             raise ExtractionError("workbook has no sheets")
+        display = CellDisplay(self.workbook)
         for sheet in sheets:
             if sheet.part and sheet.kind == "worksheet":
                 try:
-                    self.data[sheet.name] = read_sheet(self.workbook, sheet.part)
+                    self.data[sheet.name] = read_sheet(self.workbook, sheet.part, display)
                 except (UnsafePackage, ValueError, KeyError, zipfile.BadZipFile) as error:
                     self.note(f"sheet {sheet.name!r} could not be read: {error}")
         self.table_names = {
@@ -46,7 +49,7 @@ class WorkbookBuilder(RegionArtifacts, FormulaArtifacts, DrawingArtifacts, NoteA
             if sheet.part and sheet.kind == "worksheet"
             for t in tables(self.package, sheet.part)
         }
-        self.name_set = {n.name for n in self.workbook.names}
+        self.names_by_lower = by_lower_case({n.name for n in self.workbook.names})
         self.people = persons(self.package, self.workbook.part)
         title = Path(self.document.source).name
         self.body.append(f"# Workbook {title}")

@@ -13,6 +13,7 @@ from extractors.excel.sheet import (
 from extractors.excel.workbook import SheetInfo
 
 MAX_FORMULAS_PER_SHEET = 2000
+CELL_REFERENCE = re.compile(r"\$?[A-Z]{1,3}\$?\d+")
 
 
 ASKED_FORMULAS_PER_SHEET = 6
@@ -36,8 +37,8 @@ class FormulaArtifacts(WorkbookState):
                 f"{MAX_FORMULAS_PER_SHEET} become Formula artifacts (the rest show values)"
             )
         for cell in ordered[:MAX_FORMULAS_PER_SHEET]:
-            info = analyse(cell.formula or "", self.name_set, self.table_names)
-            pattern = re.sub(r"\$?[A-Z]{1,3}\$?\d+", "R", cell.formula or "")
+            info = analyse(cell.formula or "", self.names_by_lower, self.table_names)
+            pattern = CELL_REFERENCE.sub("R", cell.formula or "")
             representative = pattern not in seen_patterns and cell.formula_type != "dataTable"
             seen_patterns.add(pattern)
             notable = bool(info["sheets"] or info["names"] or info["aggregate"] or info["tables"])

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Any
 
-from openpyxl.formula.tokenizer import Tokenizer
+from extractors.excel.formula_scan import FormulaSyntaxError, scan
 
 _CELLISH = re.compile(
     r"^(\$?[A-Z]{1,3}\$?\d+(:\$?[A-Z]{1,3}\$?\d+)?|\$?[A-Z]{1,3}:\$?[A-Z]{1,3}|\$?\d+:\$?\d+)$",
@@ -26,17 +25,17 @@ def _split_sheet(operand: str) -> tuple[str | None, str]:
     return sheet, ref
 
 
-@lru_cache(maxsize=64)
-def _by_lower_case(names: frozenset[str]) -> dict[str, str]:
+def by_lower_case(names: set[str]) -> dict[str, str]:
     """Defined names by their lower-case spelling (Excel matches names case-insensitively)."""
     return {n.lower(): n for n in names}
 
 
-def analyse(formula: str, names: set[str], tables: set[str]) -> dict[str, Any]:
-    """Precedents of a formula (without its leading '='), split by kind."""
+def analyse(formula: str, lowered: dict[str, str], tables: set[str]) -> dict[str, Any]:
+    """Precedents of a formula (without its leading '='), split by kind; `lowered` holds
+    the defined names by_lower_case."""
     try:
-        items = Tokenizer("=" + formula).items
-    except Exception:  # an unparsable formula still keeps its text
+        openings, operands = scan(formula)
+    except FormulaSyntaxError:  # an unparsable formula still keeps its text
         return {"precedents": [], "sheets": [], "names": [], "tables": [], "functions": []}
     precedents: list[str] = []
     sheets: list[str] = []
@@ -44,34 +43,31 @@ def analyse(formula: str, names: set[str], tables: set[str]) -> dict[str, Any]:
     used_tables: list[str] = []
     functions: list[str] = []
     external = False
-    lowered = _by_lower_case(frozenset(names))
-    for item in items:
-        if item.type == "FUNC" and item.subtype == "OPEN":
-            name = item.value.rstrip("(").upper().removeprefix("_XLFN.")
-            if name and name not in functions:
-                functions.append(name)
-        elif item.type == "OPERAND" and item.subtype == "RANGE":
-            operand = item.value
-            external = external or bool(_EXTERNAL.match(operand))
-            sheet, ref = _split_sheet(operand)
-            if "[" in ref and not _CELLISH.match(ref):
-                table = ref.split("[", 1)[0]
-                if table and table not in used_tables:
-                    used_tables.append(table)
-                precedents.append(operand)
-                continue
-            if _CELLISH.match(ref):
-                precedents.append(operand)
-                if sheet and sheet not in sheets:
-                    sheets.append(sheet)
-            elif ref.lower() in lowered:
-                name = lowered[ref.lower()]
-                if name not in used_names:
-                    used_names.append(name)
-                precedents.append(operand)
-            elif ref.split("[", 1)[0] in tables:
-                used_tables.append(ref.split("[", 1)[0])
-                precedents.append(operand)
+    for opening in openings:
+        name = opening.rstrip("(").upper().removeprefix("_XLFN.")
+        if name and name not in functions:
+            functions.append(name)
+    for operand in operands:
+        external = external or bool(_EXTERNAL.match(operand))
+        sheet, ref = _split_sheet(operand)
+        if "[" in ref and not _CELLISH.match(ref):
+            table = ref.split("[", 1)[0]
+            if table and table not in used_tables:
+                used_tables.append(table)
+            precedents.append(operand)
+            continue
+        if _CELLISH.match(ref):
+            precedents.append(operand)
+            if sheet and sheet not in sheets:
+                sheets.append(sheet)
+        elif ref.lower() in lowered:
+            name = lowered[ref.lower()]
+            if name not in used_names:
+                used_names.append(name)
+            precedents.append(operand)
+        elif ref.split("[", 1)[0] in tables:
+            used_tables.append(ref.split("[", 1)[0])
+            precedents.append(operand)
     return {
         "precedents": precedents,
         "sheets": sheets,

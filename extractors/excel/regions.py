@@ -38,13 +38,21 @@ def _components(points: set[tuple[int, int]]) -> list[set[tuple[int, int]]]:
         seen.add(start)
         while stack:
             row, col = stack.pop()
-            for dr in (-1, 0, 1):
-                for dc in (-1, 0, 1):
-                    nxt = (row + dr, col + dc)
-                    if nxt in points and nxt not in seen:
-                        seen.add(nxt)
-                        component.add(nxt)
-                        stack.append(nxt)
+            above, below, left, right = row - 1, row + 1, col - 1, col + 1
+            for nxt in (
+                (above, left),
+                (above, col),
+                (above, right),
+                (row, left),
+                (row, right),
+                (below, left),
+                (below, col),
+                (below, right),
+            ):
+                if nxt in points and nxt not in seen:
+                    seen.add(nxt)
+                    component.add(nxt)
+                    stack.append(nxt)
         out.append(component)
     return out
 
@@ -98,7 +106,9 @@ def detect(
     is_bold: Callable[[tuple[int, int]], bool],
 ) -> list[Region]:
     """Regions of the sheet's free cells (cells inside `excluded` boxes are left out)."""
-    free = {p for p in points if not any(_inside(p, box) for box in excluded)}
+    free = (
+        {p for p in points if not any(_inside(p, box) for box in excluded)} if excluded else points
+    )
     filled = set(free)
     for box in merged:
         if (box[0], box[1]) in free:

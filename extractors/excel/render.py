@@ -43,6 +43,7 @@ class CellRenderer:
         self.style_of = style_of
         self.placeholders = placeholders
         self.merged_at = {(b[0], b[1]): b for b in merged}
+        self.style_cues: dict[int, list[str]] = {}
         fonts = Counter(style_of(cell.style).font_color for cell in cells.values())
         self.usual_font = fonts.most_common(1)[0][0] if fonts else None
         self.covered = {
@@ -52,6 +53,13 @@ class CellRenderer:
             for col in range(b[1], min(b[3], b[1] + 50) + 1)
             if (row, col) != (b[0], b[1])
         }
+
+    def cues_of(self, style: int) -> list[str]:
+        """The formatting cues of a style index (worked out once per style; do not modify)."""
+        cues = self.style_cues.get(style)
+        if cues is None:
+            cues = self.style_cues[style] = self.style_of(style).cues(self.usual_font)
+        return cues
 
     def text(self, point: tuple[int, int]) -> str:
         cell = self.cells.get(point)
@@ -63,9 +71,9 @@ class CellRenderer:
             mark = "**" if style.bold else ""
             mark += "*" if style.italic else ""
             shown = f"{mark}{shown}{mark[::-1]}"
-        cues = style.cues(self.usual_font)
+        cues = self.cues_of(cell.style)
         if point in self.merged_at:
-            cues.append(f"merged {range_ref(self.merged_at[point])}")
+            cues = [*cues, f"merged {range_ref(self.merged_at[point])}"]
         if cues:
             shown = f"{shown} [{'; '.join(cues)}]"
         return shown

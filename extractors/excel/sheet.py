@@ -16,8 +16,8 @@ from openpyxl.formula.translate import Translator
 from openpyxl.utils.cell import column_index_from_string, get_column_letter
 
 from extractors.excel.colors import resolve
+from extractors.excel.display import CellDisplay
 from extractors.excel.workbook import Workbook, _rich_text, iterparse_part, local, rid
-from extractors.ooxml.numfmt import format_value, general
 
 MAX_ROWS = 1000
 MAX_CELLS = 20_000
@@ -42,7 +42,7 @@ SHEET_TAGS = (
 
 def parse_ref(ref: str) -> tuple[int, int]:
     """'B3' -> (row 3, column 2)."""
-    match = _REF.match(ref.strip().upper())
+    match = _REF.match(ref) or _REF.match(ref.strip().upper())  # as written, almost always
     if not match:
         raise ValueError(f"not a cell reference: {ref!r}")
     return int(match.group(2)), column_index_from_string(match.group(1))
@@ -66,7 +66,7 @@ def range_ref(box: tuple[int, int, int, int]) -> str:
     return first if first == last else f"{first}:{last}"
 
 
-@dataclass
+@dataclass(slots=True)
 class Cell:
     row: int
     col: int
@@ -149,15 +149,7 @@ def _value(
     return (int(number) if number.is_integer() and abs(number) < 2**53 else number), False
 
 
-def _display(value: object, style: int, workbook: Workbook) -> str:
-    if isinstance(value, datetime):
-        code = workbook.styles.of(style).number_format
-        return value.isoformat(sep=" ") if code == "General" else str(value.date())
-    code = workbook.styles.of(style).number_format
-    try:
-        return format_value(value, code, workbook.date1904)
-    except (ValueError, ArithmeticError, OverflowError):
-        return general(value) if isinstance(value, int | float) else str(value)
+NO_FORMULA = (None, None)
 
 
 class _SharedFormulas:
@@ -196,14 +188,16 @@ class _SharedFormulas:
         return text, kind
 
 
-def read_sheet(workbook: Workbook, part: str) -> SheetData:
-    """Stream a worksheet part; see the module docstring for the caps."""
+def read_sheet(workbook: Workbook, part: str, display: CellDisplay | None = None) -> SheetData:
+    """Stream a worksheet part; see the module docstring for the caps. `display` formats
+    the values (pass one per workbook to share its remembered formatting)."""
     data = SheetData()
     shared = _SharedFormulas()
+    display = display or CellDisplay(workbook)
     for element in iterparse_part(workbook.package, part, SHEET_TAGS):
         name = local(element)
         if name == "row":
-            _read_row(element, data, workbook, shared)
+            _read_row(element, data, workbook, shared, display)
         elif name == "sheetPr":
             tab = element.find("{*}tabColor")
             if tab is not None:
@@ -240,7 +234,28 @@ def read_sheet(workbook: Workbook, part: str) -> SheetData:
     return data
 
 
-def _read_row(element, data: SheetData, workbook: Workbook, shared: _SharedFormulas) -> None:
+def _position(ref: str | None) -> tuple[int, int] | None:
+    """(row, column) of a cell reference; None when it is missing or unreadable."""
+    if not ref:
+        return None
+    try:
+        return parse_ref(ref)
+    except ValueError:
+        return None
+
+
+def _column_after(refs: list[str], col_number: int) -> int:
+    """The column of the last of `refs`, cells placed one after another from `col_number`
+    where a reference is missing or unreadable."""
+    for ref in refs:
+        position = _position(ref)
+        col_number = col_number + 1 if position is None else position[1]
+    return col_number
+
+
+def _read_row(
+    element, data: SheetData, workbook: Workbook, shared: _SharedFormulas, display: CellDisplay
+) -> None:
     data.rows_seen += 1
     try:
         row_number = int(element.get("r", "0")) or data.max_row + 1
@@ -250,45 +265,47 @@ def _read_row(element, data: SheetData, workbook: Workbook, shared: _SharedFormu
         _count_row(element, data, row_number)
         return
     col_number = 0
+    unplaced: list[str] = []  # references of skipped cells, parsed only if a later cell needs them
     for cell_element in element:
-        if local(cell_element) != "c":
+        tag = cell_element.tag
+        if (tag[tag.rfind("}") + 1 :] if isinstance(tag, str) else local(cell_element)) != "c":
             continue
         ref = cell_element.get("r")
-        try:
-            row, col = parse_ref(ref) if ref else (row_number, col_number + 1)
-        except ValueError:
-            row, col = row_number, col_number + 1
+        if not len(cell_element):  # no v, is or f: nothing to keep, only its place counts
+            unplaced.append(ref or "")
+            continue
+        position = _position(ref)
+        if position is None:  # placed after the cell before it
+            position = row_number, _column_after(unplaced, col_number) + 1
+        row, col = position
+        unplaced.clear()
         col_number = col
         children = _children(cell_element)
-        formula, formula_type = shared.resolve(children.get("f"), row, col)
-        kind = cell_element.get("t", "n")
-        value, error = _value(children, kind, workbook)
-        if value is None and formula is None:
-            continue
-        if value == "" and formula is None:
+        formula_element = children.get("f")
+        formula, formula_type = (
+            shared.resolve(formula_element, row, col) if formula_element is not None else NO_FORMULA
+        )
+        value, error = _value(children, cell_element.get("t", "n"), workbook)
+        if formula is None and (value is None or value == ""):
             continue
         data.cells_seen += 1
-        data.formulas_seen += formula is not None
-        data.max_row = max(data.max_row, row)
-        data.max_col = max(data.max_col, col)
+        if formula is not None:
+            data.formulas_seen += 1
+        if row > data.max_row:
+            data.max_row = row
+        if col > data.max_col:
+            data.max_col = col
         if data.truncated_at_row is None and (row > MAX_ROWS or len(data.cells) >= MAX_CELLS):
             data.truncated_at_row = row
         if data.truncated_at_row is not None and row >= data.truncated_at_row:
             continue
+        style_index = cell_element.get("s")
         try:
-            style = int(cell_element.get("s", "0"))
+            style = int(style_index) if style_index else 0
         except ValueError:
             style = 0
-        data.cells[(row, col)] = Cell(
-            row=row,
-            col=col,
-            value=value,
-            display=_display(value, style, workbook) if value is not None else "",
-            formula=formula,
-            formula_type=formula_type,
-            style=style,
-            error=error,
-        )
+        shown = display(value, style) if value is not None else ""
+        data.cells[(row, col)] = Cell(row, col, value, shown, formula, formula_type, style, error)
 
 
 def _count_row(element, data: SheetData, row_number: int) -> None:

@@ -116,6 +116,10 @@ def _office_document(package: Package) -> str:
 
 def _rich_text(si: etree._Element) -> str:
     """Text of a shared string or inline string, without phonetic runs."""
+    if len(si) == 1:  # plain text, the usual case: one t element without children
+        only = si[0]
+        if isinstance(only.tag, str) and not len(only) and local(only) == "t":
+            return only.text or ""
     parts = []
     for node in si.iter("{*}t"):
         parent = node.getparent()

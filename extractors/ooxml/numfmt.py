@@ -237,30 +237,55 @@ def _group(digits: str) -> str:
     return f"{int(digits):,}" if digits else digits
 
 
-def _number(value: float, tokens: Sequence[tuple[str, str]]) -> str:
+Layout = tuple[bool, int, int, str, bool, bool, int, int, int]
+
+
+@lru_cache(maxsize=4096)
+def _layout(tokens: tuple[tuple[str, str], ...]) -> Layout:
+    """What a number section's placeholders ask for, worked out once per section:
+    (fraction, percent signs, thousands scalings, core placeholders, scientific, grouped,
+    decimals, minimum decimals, minimum integer digits)."""
     placeholders = "".join(text for kind, text in tokens if kind == "ph")
-    if "/" in placeholders:
-        return _fraction(value, tokens)
     percent = sum(1 for kind, _ in tokens if kind == "pct")
-    scaled = value * (100**percent)
     core = placeholders.replace("%", "")
-    scientific = re.search(r"E[+-]", core)
+    scientific = re.search(r"E[+-]", core) is not None
+    thousands = 0
     while core.endswith(","):
-        scaled /= 1000
+        thousands += 1
         core = core[:-1]
     core = re.sub(r",(?=[^0#?]*$)", "", core)
     grouped = "," in core.split(".")[0]
-    if scientific:
-        return _scientific(scaled, tokens, core)
     int_part, _, frac_part = core.replace(",", "").partition(".")
     decimals = sum(1 for c in frac_part if c in "0#?")
-    min_decimals = frac_part.count("0")
+    return (
+        "/" in placeholders,
+        percent,
+        thousands,
+        core,
+        scientific,
+        grouped,
+        decimals,
+        frac_part.count("0"),
+        int_part.count("0"),
+    )
+
+
+def _number(value: float, tokens: tuple[tuple[str, str], ...]) -> str:
+    fraction_, percent, thousands, core, scientific, grouped, decimals, min_decimals, min_int = (
+        _layout(tokens)
+    )
+    if fraction_:
+        return _fraction(value, tokens)
+    scaled = value * (100**percent)
+    for _ in range(thousands):
+        scaled /= 1000
+    if scientific:
+        return _scientific(scaled, tokens, core)
     rounded = _round(abs(scaled), decimals)
     whole, _, fraction = f"{rounded:f}".partition(".")
     fraction = fraction[:decimals]
     while len(fraction) > min_decimals and fraction.endswith("0"):
         fraction = fraction[:-1]
-    min_int = int_part.count("0")
     if whole == "0" and min_int == 0:
         whole = ""
     whole = whole.zfill(min_int) if min_int else whole
@@ -270,14 +295,21 @@ def _number(value: float, tokens: Sequence[tuple[str, str]]) -> str:
     return _place(tokens, number, negative=scaled < 0 and float(rounded) != 0)
 
 
-def _place(tokens: Sequence[tuple[str, str]], number: str, negative: bool) -> str:
-    """Literals before the first placeholder, the number, literals after (in their order)."""
+@lru_cache(maxsize=4096)
+def _around(tokens: tuple[tuple[str, str], ...]) -> tuple[str, str, str]:
+    """The literal text before the first placeholder, between placeholders, after the last."""
     first = next((i for i, (k, _) in enumerate(tokens) if k == "ph"), len(tokens))
     last = max((i for i, (k, _) in enumerate(tokens) if k == "ph"), default=-1)
     shown = ("lit", "pct")
     before = "".join(t for k, t in tokens[:first] if k in shown)
     middle = "".join(t for k, t in tokens[first : last + 1] if k in shown)
     after = "".join(t for k, t in tokens[last + 1 :] if k in shown)
+    return before, middle, after
+
+
+def _place(tokens: tuple[tuple[str, str], ...], number: str, negative: bool) -> str:
+    """Literals before the first placeholder, the number, literals after (in their order)."""
+    before, middle, after = _around(tokens)
     sign = "-" if negative else ""
     return f"{sign}{before}{number}{middle}{after}".strip()
 

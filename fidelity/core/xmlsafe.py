@@ -60,6 +60,7 @@ class Package:
             self.zip.close()
             raise
         self.names = set(self.zip.namelist())
+        self.relationships: dict[str, dict[str, tuple[str, str, str]]] = {}
 
     def __enter__(self) -> Package:
         return self
@@ -91,7 +92,12 @@ class Package:
         return parse_xml(self.read(name), name) if name in self.names else None
 
     def rels(self, part: str) -> dict[str, tuple[str, str, str]]:
-        """Relationship id -> (type, target, target mode) for a part."""
+        """Relationship id -> (type, target, target mode) for a part (parsed once per part)."""
+        if part not in self.relationships:
+            self.relationships[part] = self._read_rels(part)
+        return dict(self.relationships[part])
+
+    def _read_rels(self, part: str) -> dict[str, tuple[str, str, str]]:
         folder, _, base = part.rpartition("/")
         rels_name = f"{folder}/_rels/{base}.rels" if folder else f"_rels/{base}.rels"
         root = self.xml(rels_name)
