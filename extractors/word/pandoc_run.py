@@ -1,5 +1,10 @@
 """pandoc as a started process: it runs while Python reads the package, and a failure,
-a timeout or a killed worker never leaves it behind or stops the run."""
+a timeout or a killed worker never leaves it behind or stops the run.
+
+pypandoc finds the pandoc binary (`get_pandoc_path`, the one pypandoc-binary ships), but
+its `convert_*` calls are not used here: each one runs pandoc twice more to list the
+input and output formats, blocks until pandoc ends (no reading the package meanwhile),
+has no timeout and leaves pandoc running when the worker is killed."""
 
 from __future__ import annotations
 
