@@ -14,7 +14,7 @@ build-fidelity: setup
 	$(PYTHON) -m fidelity.cli build $(INPUT) -o $(OUT)
 
 test: setup
-	$(PYTHON) -m pytest
+	$(PYTHON) -m pytest -n 4 --dist loadfile
 
 lint: setup
 	.venv/bin/ruff check . && .venv/bin/ruff format --check .

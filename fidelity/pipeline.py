@@ -20,7 +20,7 @@ from extractors import ExtractionError, extract_file
 from fidelity.core.config import Config
 from fidelity.core.document import KEPT_STATUSES, Candidate, Decision, Document
 from fidelity.core.executor import Executor, TaskResult
-from fidelity.core.llm import ModelClient
+from fidelity.core.llm import LLMClient
 from fidelity.core.llm.batch import prefetch
 from fidelity.core.store import RunStore, open_store
 from fidelity.core.workers import WorkerPool, open_workers
@@ -34,7 +34,7 @@ from filters.groundedness import Outcome
 from ingest.analyze import FileRecord
 from ingest.corpus import ingest_corpus
 from ingest.prepare import NotReadable, prepare
-from ingest.rank import ModelJudge, chat_through
+from ingest.rank import LLMJudge, chat_through
 from ingest.settings import IngestSettings, converter_servers
 from ingest.sniff import sniff
 from ingest.unoserver_pool import Converter, shared_converter
@@ -208,13 +208,13 @@ def run_dedup(store: RunStore, config: Config) -> None:
             store.set_status(decision.candidate_id, "rejected", dedup.CHECK, decision.reason)
 
 
-def default_stages(config: Config, store: RunStore, out: Path) -> tuple[Stages, ModelClient | None]:
+def default_stages(config: Config, store: RunStore, out: Path) -> tuple[Stages, LLMClient | None]:
     """Offline stages, or model mode (rules + model generators) when a model is configured."""
     if not config.models.enabled:
         return Stages(), None
     store.set_meta("models", asdict(config.models))  # for replaying the calls (no secrets)
     store.set_meta("filters", asdict(config.filters))
-    client = ModelClient(config.models, store, out)
+    client = LLMClient(config.models, store, out)
     return model_stages(config, client), client
 
 
@@ -234,7 +234,7 @@ def batch_round(
 
 
 def worker_pool(
-    config: Config, converter: Converter | None, client: ModelClient | None
+    config: Config, converter: Converter | None, client: LLMClient | None
 ) -> AbstractContextManager[WorkerPool]:
     """Local worker processes, or Ray tasks with `executor = "ray"` (Ray is an optional extra)."""
     if config.executor == "ray":
@@ -252,12 +252,12 @@ def build(inputs: Iterable[Path], out: Path, config: Config) -> dict[str, int]:
 
 def _build(inputs: Iterable[Path], out: Path, config: Config) -> dict[str, int]:
     store = open_store(out)
-    client: ModelClient | None = None
+    client: LLMClient | None = None
     try:
         stages, client = default_stages(config, store, out)
         store.set_meta("mode", stages.mode)
         inputs = list(inputs)
-        judge = ModelJudge(chat_through(client), name="model") if client is not None else None
+        judge = LLMJudge(chat_through(client), name="model") if client is not None else None
         settings = IngestSettings.from_config(config)
         servers = converter_servers(config, settings)
         converter = shared_converter(servers, settings.conversion_timeout)

@@ -22,7 +22,7 @@ from fidelity import coverage
 from fidelity.core.apps import TAXONOMY
 from fidelity.core.config import Config, ModelsConfig
 from fidelity.core.document import Candidate, Document
-from fidelity.core.llm import ModelClient
+from fidelity.core.llm import LLMClient
 from fidelity.core.store import RunStore
 from fidelity.outlock import output_lock
 from fidelity.outputs import write_outputs
@@ -35,7 +35,7 @@ from fidelity.pipeline import (
     store_outcomes,
 )
 from generators import rules
-from generators.llm import ModelGenerators
+from generators.llm import LLMGenerators
 
 # How far the rules' per-artifact caps are lifted (cells per table, sentences per chunk).
 WIDEN = 50
@@ -80,15 +80,15 @@ def widened_budget(settings: ModelsConfig) -> ModelsConfig:
     return replace(settings, with_rules=False, generation=scaled)
 
 
-def regen_stages(config: Config, store: RunStore, out: Path) -> tuple[Stages, ModelClient | None]:
+def regen_stages(config: Config, store: RunStore, out: Path) -> tuple[Stages, LLMClient | None]:
     """The build's stages (same filters) with a generator that reaches past the build's."""
     stages, client = default_stages(config, store, out)
     if client is None:
         return replace(stages, generate=lambda d: rules.generate(d, widen=WIDEN)), None
-    model = ModelGenerators(client, widened_budget(config.models))
+    llm_generators = LLMGenerators(client, widened_budget(config.models))
 
     def generate(document: Document) -> list[Candidate]:
-        drafted = rules.generate(document, widen=WIDEN) + model(document)
+        drafted = rules.generate(document, widen=WIDEN) + llm_generators(document)
         return list({candidate.id: candidate for candidate in drafted}.values())
 
     return replace(stages, generate=generate), client
@@ -205,7 +205,7 @@ def _regen(
 ) -> list[CellReport]:
     selected = select_cells(app, category)
     store = open_store(out)
-    client: ModelClient | None = None
+    client: LLMClient | None = None
     try:
         if target is not None:
             coverage.record_override(store, selected, target)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from fidelity.core.config import Config, FilterSettings, ModelsConfig
 from fidelity.core.document import Candidate, Decision
-from fidelity.core.llm import ModelClient
+from fidelity.core.llm import LLMClient
 from fidelity.core.store import RunStore
 from fidelity.pipeline import Stages, dedup_decisions, dedup_scope, filter_candidates, model_filters
 from filters import dedup
@@ -53,7 +53,7 @@ def replay_stages(store: RunStore, out: Path) -> Stages:
         models=ModelsConfig.from_toml(store.meta("models", {})),
         filters=FilterSettings.from_toml(store.meta("filters", {})),
     )
-    client = ModelClient(config.models, store, out, replay_only=True, notify=lambda _: None)
+    client = LLMClient(config.models, store, out, replay_only=True, notify=lambda _: None)
     answerer, grader = model_filters(config, client)
     return Stages(answerer=answerer, grader=grader, mode="model")
 

@@ -7,13 +7,13 @@ from typing import Any
 
 from fidelity.core.config import Config
 from fidelity.core.document import Candidate, Document
-from filters.answerer import ModelAnswerer
+from filters.answerer import LLMAnswerer
 from filters.grading import Grader
 from filters.groundedness import Answerer, Mapper, Outcome, check_document
 from filters.matching import Matcher
 from filters.qualify import qualify
 from generators import rules
-from generators.llm import ModelGenerators
+from generators.llm import LLMGenerators
 
 
 @dataclass
@@ -27,16 +27,16 @@ class Stages:
     mode: str = "offline"
 
 
-def model_filters(config: Config, client: Any) -> tuple[ModelAnswerer, Grader | None]:
+def model_filters(config: Config, client: Any) -> tuple[LLMAnswerer, Grader | None]:
     """The model-mode answerer (with its matcher) and grader; a replay builds the same."""
-    answerer = ModelAnswerer(client, Matcher(client, config.filters.judges), config.filters)
+    answerer = LLMAnswerer(client, Matcher(client, config.filters.judges), config.filters)
     return answerer, Grader(client, config.filters) if config.filters.grading else None
 
 
 def model_stages(config: Config, client: Any) -> Stages:
-    """Model mode (rules + model generators, model filters) over a ModelClient or its proxy."""
+    """Model mode (rules + model generators, model filters) over a LLMClient or its proxy."""
     answerer, grader = model_filters(config, client)
-    generate = ModelGenerators(client, config.models)
+    generate = LLMGenerators(client, config.models)
     return Stages(generate, answerer, grader, client.map, mode="model")
 
 

@@ -7,10 +7,10 @@ from collections import Counter
 from pathlib import Path
 
 from fidelity.core.config import Config
-from fidelity.core.llm import ModelClient
+from fidelity.core.llm import LLMClient
 from fidelity.core.store import STORE_NAME, RunStore
 from ingest.corpus import CORPUS_JSONL, ingest_corpus
-from ingest.rank import ModelJudge, chat_through
+from ingest.rank import LLMJudge, chat_through
 from ingest.settings import IngestSettings
 from ingest.unoserver_pool import close_shared_converter
 
@@ -27,8 +27,8 @@ def cmd_ingest(args: argparse.Namespace, config: Config) -> int:
     store = client = judge = None
     if config.models.enabled:  # the ranking judge is a model; its calls go to the run store
         store = RunStore(out / STORE_NAME)
-        client = ModelClient(config.models, store, out)
-        judge = ModelJudge(chat_through(client), name=f"model {client.model_for('ranker')}")
+        client = LLMClient(config.models, store, out)
+        judge = LLMJudge(chat_through(client), name=f"model {client.model_for('ranker')}")
     try:
         corpus = ingest_corpus(
             args.inputs,

@@ -8,8 +8,8 @@ are Elo ratings averaged over several random orderings of all outcomes; the
 rank is the position inside the document's domain, and `rank_top_k` keeps only
 the best k per domain.
 
-Judges: `ModelJudge` asks a model through any `chat(messages) -> str` callable;
-`chat_through(ModelClient)` gives one whose calls are recorded and replayed by
+Judges: `LLMJudge` asks a model through any `chat(messages) -> str` callable;
+`chat_through(LLMClient)` gives one whose calls are recorded and replayed by
 the run store. With no model configured,
 `HeuristicJudge` stands in: a documented, deterministic comparison of
 structure and artifact richness, labelled as such in every output.
@@ -154,7 +154,7 @@ Judge only what the text shows. Answer with one JSON object and nothing else:
 """
 
 
-class ModelJudge:
+class LLMJudge:
     """A judge model behind `chat(messages) -> reply text`.
 
     Which document is shown first is decided by a hash of the pair, so position
@@ -207,7 +207,7 @@ Choice = Literal["A", "B", "tie"]
 
 
 class WordComparison(BaseModel):
-    """The judge's reply schema (structured output through the ModelClient)."""
+    """The judge's reply schema (structured output through the LLMClient)."""
 
     structure: Choice
     components: Choice
@@ -219,7 +219,7 @@ class WordComparison(BaseModel):
 
 
 def chat_through(client: Any, role: str = "ranker") -> Callable[[list[dict[str, Any]]], str]:
-    """A `chat` callable over the project's ModelClient: recorded, cached, replayable calls
+    """A `chat` callable over the project's LLMClient: recorded, cached, replayable calls
     (role `ranker`, which falls back to the `[models] model`; reply schema WordComparison)."""
 
     def chat(messages: list[dict[str, Any]]) -> str:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import pickle
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from extractors import extract_file as extract
 from fidelity.core.document import Document
@@ -31,22 +33,35 @@ def corpus() -> Path:
 
 @pytest.fixture(scope="session")
 def extracted(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path], Document]:
-    """The Document of an Office file, extracted once per session (tests only read it).
+    """The Document of an Office file, extracted once per test run (tests only read it).
 
-    Its media go to `<session tmp>/media/<file stem>`; an ExtractionError raises.
+    Under pytest-xdist the workers share one pickled copy per file, written under a file lock
+    by the first worker that asks, in the run's shared temporary folder; media go beside it.
+    An ExtractionError raises.
     """
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # the folder every worker's basetemp sits in
+    root = shared / "extracted"
+    root.mkdir(exist_ok=True)
     cache: dict[Path, Document] = {}
 
     def load(path: Path) -> Document:
         if path not in cache:
-            document = Document(
-                sha256=file_sha256(path),
-                app=APP_OF_SUFFIX[path.suffix.lower()],
-                format=path.suffix[1:].lower(),
-                source=str(path),
-            )
-            media = tmp_path_factory.mktemp("extracted") / "media" / path.stem
-            cache[path] = extract(path, document, media)
+            sha256 = file_sha256(path)
+            pickled = root / f"{path.stem}-{sha256[:16]}.pickle"
+            with FileLock(f"{pickled}.lock"):
+                if pickled.exists():
+                    cache[path] = pickle.loads(pickled.read_bytes())
+                else:
+                    document = Document(
+                        sha256=sha256,
+                        app=APP_OF_SUFFIX[path.suffix.lower()],
+                        format=path.suffix[1:].lower(),
+                        source=str(path),
+                    )
+                    cache[path] = extract(path, document, root / "media" / pickled.stem)
+                    pickled.write_bytes(pickle.dumps(cache[path]))
         return cache[path]
 
     return load

@@ -11,19 +11,30 @@ from __future__ import annotations
 import json
 import os
 import re
-from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pypandoc
-
 from extractors.media import MediaWriter
-from extractors.word.pandoc_ast import Node, head_row_count, para, stringify, table_grid, table_rows
+from extractors.word.pandoc_ast import (
+    Node,
+    document,
+    document_json,
+    head_row_count,
+    para,
+    stringify,
+    table_grid,
+    table_rows,
+)
+from extractors.word.pandoc_run import PandocRun, write_json
 from fidelity.core.document import Artifact, placeholder_for
 from fidelity.core.hashing import IdMaker
 
 CHUNK_CHARS = 1500
+# Tables are written to HTML in pandoc runs of about this much JSON each: 2.8 MB of
+# tables in one run took 0.44 s, in three runs beside the Markdown run 0.25 s (2 cores).
+TABLE_RUN_BYTES = 1_000_000
 SPLIT = "⟦⟦split⟧⟧"
 _FLATTEN = {"Emph", "Strong", "Underline", "Strikeout", "SmallCaps", "Superscript", "Subscript"}
 
@@ -50,7 +61,11 @@ class _Walker:
     """One pass over the AST that swaps elements for placeholders and records artifacts."""
 
     def __init__(
-        self, media_root: Path | None, notes: list[NoteRef], textboxes: dict[str, str]
+        self,
+        media_root: Path | None,
+        notes: list[NoteRef],
+        textboxes: dict[str, str],
+        ids: IdMaker,
     ) -> None:
         self.media_root = media_root
         self.notes = notes
@@ -58,7 +73,7 @@ class _Walker:
         self.placed_textboxes: set[str] = set()
         self.note_index = 0
         self.notes_placed: set[tuple[str, str]] = set()
-        self.ids = IdMaker()
+        self.ids = ids
         self.artifacts: list[Artifact] = []
         self.tables: list[tuple[str, Node]] = []
         self.links: list[tuple[str, str]] = []
@@ -215,6 +230,8 @@ class _Walker:
 
     def _textbox_for(self, node: Node) -> str | None:
         """'' to drop a paragraph already placed as a text box, an id to place one, else None."""
+        if not self.textboxes:
+            return None
         key = _key(stringify(node))
         textbox = self.textboxes.get(key) if key else None
         if textbox is None:
@@ -232,9 +249,8 @@ class _Walker:
         node = {"t": "Table", "c": self._table_content(node["c"])}
         self.tables[slot] = (artifact_id, node)
         content = node["c"]
-        rows = [
-            [_PLACEHOLDERS.sub("", cell).strip() for cell in row] for row in table_rows(content)
-        ]
+        texts = table_rows(content)
+        rows = [[_PLACEHOLDERS.sub("", cell).strip() for cell in row] for row in texts]
         caption = " ".join(stringify(content[1][1]).split())
         self.artifacts.append(
             Artifact(
@@ -247,7 +263,7 @@ class _Walker:
                     "rows": rows,
                     "grid": [
                         [_PLACEHOLDERS.sub("", cell).strip() for cell in row]
-                        for row in table_grid(content)
+                        for row in table_grid(content, texts)
                     ],
                     "header_rows": head_row_count(content),
                     "caption": caption,
@@ -310,32 +326,25 @@ def _tail_words(text: str, count: int) -> str:
     return " ".join(words[-count:])
 
 
-def read_ast(path: Path, media_dir: Path | None) -> dict[str, Any]:
-    """pandoc's AST of a Word file; media files are extracted under `media_dir` (None: not)."""
-    extra_args = []
-    if media_dir is not None:
-        media_dir.mkdir(parents=True, exist_ok=True)
-        extra_args.append(f"--extract-media={media_dir}")
-    return json.loads(
-        pypandoc.convert_file(str(path), "json", format="docx", extra_args=extra_args)
-    )
-
-
 def convert(
-    ast: dict[str, Any], media: MediaWriter, notes: list[NoteRef], textboxes: dict[str, str]
+    ast: dict[str, Any],
+    media: MediaWriter,
+    notes: list[NoteRef],
+    textboxes: dict[str, str],
+    ids: IdMaker,
 ) -> BodyResult:
     """The Word body as placeholders + text chunks, and the artifacts found on the way."""
     media_root = media.folder.parent.parent if media.folder is not None else None
-    walker = _Walker(media_root, notes, {_key(k): v for k, v in textboxes.items()})
+    walker = _Walker(media_root, notes, {_key(k): v for k, v in textboxes.items()}, ids)
     chunks = _chunk(walker, ast["blocks"])
     api = ast["pandoc-api-version"]
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        # the two pandoc renderings are separate processes: they run at the same time.
-        pending_tables = pool.submit(_render_tables, walker.tables, api)
-        texts = _render_markdown([blocks for _, blocks in chunks], api)
-        tables_html = pending_tables.result()
+    with ExitStack() as running:
+        # the pandoc renderings are separate processes: all start before any is read.
+        markdown = _start_markdown([blocks for _, blocks in chunks], api, running)
+        tables = _start_tables(walker.tables, api, running)
+        texts = _markdown_texts(markdown)
+        tables_html = _tables_html(tables)
 
-    ids = IdMaker()
     body: list[str] = []
     artifacts: list[Artifact] = []
     for (heading, _), text in zip(chunks, texts, strict=True):
@@ -407,19 +416,24 @@ def _is_placeholder_only(text: str) -> bool:
     return bool(re.fullmatch(r"\s*(⟦[^⟦⟧]+⟧\s*)+", text))
 
 
-def _render_markdown(chunks: list[list[Node]], api: list[int]) -> list[str]:
-    """All chunks in one pandoc call, split apart again on a marker paragraph."""
+def _start_markdown(
+    chunks: list[list[Node]], api: list[int], running: ExitStack
+) -> PandocRun | None:
+    """All chunks in one pandoc run, each after a marker paragraph (None: no chunks)."""
     if not chunks:
-        return []
+        return None
     blocks: list[Node] = []
     for chunk in chunks:
         blocks.append(para(SPLIT))
         blocks.extend(chunk)
-    doc = {"pandoc-api-version": api, "meta": {}, "blocks": blocks}
-    markdown = pypandoc.convert_text(
-        json.dumps(doc), "gfm-raw_html", format="json", extra_args=["--wrap=none"]
-    )
-    parts = markdown.split(SPLIT)[1:]
+    return running.enter_context(write_json(json.dumps(document(blocks, api)), "gfm-raw_html"))
+
+
+def _markdown_texts(run: PandocRun | None) -> list[str]:
+    """The chunks' Markdown, split apart again on the marker paragraph."""
+    if run is None:
+        return []
+    parts = run.text().split(SPLIT)[1:]
     return [_unescape(part) for part in parts]
 
 
@@ -427,19 +441,34 @@ def _unescape(markdown: str) -> str:
     return re.sub(r"\\([⟦⟧])", r"\1", markdown)
 
 
-def _render_tables(tables: list[tuple[str, Node]], api: list[int]) -> dict[str, str]:
-    if not tables:
-        return {}
-    blocks: list[Node] = []
+def _start_tables(
+    tables: list[tuple[str, Node]], api: list[int], running: ExitStack
+) -> list[PandocRun]:
+    """The tables to HTML, each after a marker paragraph, in pandoc runs of about
+    TABLE_RUN_BYTES of JSON, each started as soon as it is made. On a document with
+    large tables pandoc's HTML writer is the longest step after reading the docx;
+    separate runs share it among the cores (the HTML of a table does not depend on
+    the tables around it)."""
+    runs: list[PandocRun] = []
+    pieces: list[str] = []
+    size = 0
     for artifact_id, node in tables:
-        blocks.append(para(f"{SPLIT}{artifact_id}"))
-        blocks.append(node)
-    doc = {"pandoc-api-version": api, "meta": {}, "blocks": blocks}
-    html = pypandoc.convert_text(json.dumps(doc), "html", format="json", extra_args=["--wrap=none"])
+        pieces += (json.dumps(para(f"{SPLIT}{artifact_id}")), json.dumps(node))
+        size += len(pieces[-1])
+        if size >= TABLE_RUN_BYTES:
+            runs.append(running.enter_context(write_json(document_json(pieces, api), "html")))
+            pieces, size = [], 0
+    if pieces:
+        runs.append(running.enter_context(write_json(document_json(pieces, api), "html")))
+    return runs
+
+
+def _tables_html(runs: list[PandocRun]) -> dict[str, str]:
     out: dict[str, str] = {}
-    for part in html.split(f"<p>{SPLIT}")[1:]:
-        artifact_id, _, rest = part.partition("</p>")
-        out[artifact_id] = rest.strip()
+    for run in runs:
+        for part in run.text().split(f"<p>{SPLIT}")[1:]:
+            artifact_id, _, rest = part.partition("</p>")
+            out[artifact_id] = rest.strip()
     return out
 
 

@@ -8,13 +8,15 @@ from the package XML: comments, notes, headers/footers, text boxes, video, chart
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 from extractors.artifacts import ArtifactMaker
 from extractors.base import ApplicationExtractor, ExtractContext, ExtractionError, Source
+from extractors.gc_pause import collector_paused
+from extractors.media import MediaWriter
 from extractors.ooxml.chart import chart_text, parse_chart
 from extractors.ooxml.props import metadata_artifacts, properties
-from extractors.word.body import convert, read_ast
+from extractors.word.body import NoteRef, convert
 from extractors.word.format import (
     Styles,
     font_artifacts,
@@ -23,6 +25,7 @@ from extractors.word.format import (
     read_paragraphs,
 )
 from extractors.word.index import BodyIndex
+from extractors.word.pandoc_run import read_docx
 from extractors.word.parts import (
     chart_parts,
     comments,
@@ -32,6 +35,7 @@ from extractors.word.parts import (
     videos,
 )
 from fidelity.core.document import Artifact, Document
+from fidelity.core.hashing import IdMaker
 from fidelity.core.sizes import size_metadata
 from fidelity.core.xmlsafe import Package
 
@@ -43,33 +47,55 @@ class WordExtractor(ApplicationExtractor):
 
     def extract(self, source: Source, context: ExtractContext) -> Document:
         """The document of the Word file (no page images: renderers are not used)."""
-        document, media = source.document, context.media
-        with ThreadPoolExecutor(max_workers=1) as pool, Package(source.path) as package:
+        document, media, ids = source.document, context.media, context.ids
+        with (
+            collector_paused(),
+            Package(source.path) as package,
+            read_docx(source.path, media.folder) as reading,
+        ):
             # pandoc runs in its own process while the package XML is read here.
-            pending_ast = pool.submit(read_ast, source.path, media.folder)
-            index = BodyIndex.read(package)
-            if index is None:
-                raise ExtractionError("package has no word/document.xml")
-            styles = Styles.load(package)
-            boxes, box_paragraphs = textboxes(index)
-            notes = note_refs(package, index)
-            parts: list[Artifact] = []
-            parts += comments(package, index)
-            parts += headers_footers(package, index, media)
-            parts += videos(index)
-            parts += _charts(package, index)
-            paragraphs = read_paragraphs(index, styles)
-            parts += font_artifacts(paragraphs, styles)
-            parts += mark_artifacts(paragraphs)
-            parts += layout_artifacts(index, paragraphs)
-            parts += metadata_artifacts(package)
-            pages = _declared_pages(package)
-            body = convert(pending_ast.result(), media, notes, box_paragraphs)
-        links = _hyperlinks(body.links, ArtifactMaker(context.ids))
+            found = _read_package(package, media, ids)
+            body = convert(reading.ast(), media, found.notes, found.box_paragraphs, ids)
+        links = _hyperlinks(body.links, ArtifactMaker(ids))
         document.body = body.body
-        document.artifacts = body.artifacts + boxes + links + parts
-        document.size = size_metadata("word", pages, "docProps/app.xml")
+        document.artifacts = body.artifacts + found.boxes + links + found.parts
+        document.size = size_metadata("word", found.pages, "docProps/app.xml")
         return document
+
+
+@dataclass
+class PackageParts:
+    """What the package XML adds to pandoc's body: text boxes (and their paragraphs' owner),
+    note references, the other artifacts, and the declared page count."""
+
+    boxes: list[Artifact]
+    box_paragraphs: dict[str, str]
+    notes: list[NoteRef]
+    parts: list[Artifact]
+    pages: int | None
+
+
+def _read_package(package: Package, media: MediaWriter, ids: IdMaker) -> PackageParts:
+    """Everything the extractor takes from the package XML. The parsed parts are freed on
+    return, while pandoc still runs (for a large document that took 0.2 s, which would
+    otherwise come after pandoc's renderings)."""
+    index = BodyIndex.read(package)
+    if index is None:
+        raise ExtractionError("package has no word/document.xml")
+    styles = Styles.load(package)
+    boxes, box_paragraphs = textboxes(index, ids)
+    notes = note_refs(package, index)
+    parts: list[Artifact] = []
+    parts += comments(package, index)
+    parts += headers_footers(package, index, media, ids)
+    parts += videos(index, ids)
+    parts += _charts(package, index)
+    paragraphs = read_paragraphs(index, styles)
+    parts += font_artifacts(paragraphs, styles, ids)
+    parts += mark_artifacts(paragraphs, ids)
+    parts += layout_artifacts(index, paragraphs, ids)
+    parts += metadata_artifacts(package)
+    return PackageParts(boxes, box_paragraphs, notes, parts, _declared_pages(package))
 
 
 def _declared_pages(package: Package) -> int | None:

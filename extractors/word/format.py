@@ -228,8 +228,7 @@ def _spans(paragraph: Paragraph, key: Callable[[RunFormat], object]) -> list[tup
     return [(" ".join(text.split()), fmt) for text, fmt in spans if text.strip()]
 
 
-def font_artifacts(paragraphs: list[Paragraph], styles: Styles) -> list[Artifact]:
-    ids = IdMaker()
+def font_artifacts(paragraphs: list[Paragraph], styles: Styles, ids: IdMaker) -> list[Artifact]:
     artifacts: list[Artifact] = []
     body = styles.style_format(styles.paragraph_default)
     artifacts.append(
@@ -319,9 +318,8 @@ def _facts(fmt: RunFormat) -> dict[str, object]:
     }
 
 
-def mark_artifacts(paragraphs: list[Paragraph]) -> list[Artifact]:
+def mark_artifacts(paragraphs: list[Paragraph], ids: IdMaker) -> list[Artifact]:
     """Highlighted and struck-through spans."""
-    ids = IdMaker()
     artifacts: list[Artifact] = []
     counts = {"highlight": 0, "strike": 0}
     for paragraph in paragraphs:
@@ -354,9 +352,8 @@ def mark_artifacts(paragraphs: list[Paragraph]) -> list[Artifact]:
     return artifacts
 
 
-def layout_artifacts(index: BodyIndex, paragraphs: list[Paragraph]) -> list[Artifact]:
+def layout_artifacts(index: BodyIndex, paragraphs: list[Paragraph], ids: IdMaker) -> list[Artifact]:
     artifacts = _section_layouts(index)
-    ids = IdMaker()
     count = 0
     for paragraph in paragraphs:
         if count >= MAX_PARAGRAPH_LAYOUT:

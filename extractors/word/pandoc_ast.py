@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 Node = dict[str, Any]
@@ -11,50 +12,57 @@ _CONTAINERS = {"Emph", "Strong", "Underline", "Strikeout", "Superscript", "Subsc
 
 def stringify(node: Any) -> str:
     """Plain text of an inline/block node or list of nodes (notes left out)."""
+    out: list[str] = []
+    _gather(node, out)
+    return "".join(out)
+
+
+def _gather(node: Any, out: list[str]) -> None:
+    """Appends the plain text of `node` to `out` (one list for the whole walk, rather than
+    a string joined at every level: this walk is the hot spot of the body conversion)."""
     if isinstance(node, list):
-        return "".join(stringify(item) for item in node)
+        for item in node:
+            _gather(item, out)
+        return
     if not isinstance(node, dict):
-        return ""
+        return
     kind = node.get("t")
     content = node.get("c")
     if kind == "Str":
-        return content
-    if kind in ("Space", "SoftBreak"):
-        return " "
-    if kind == "LineBreak":
-        return "\n"
-    if kind == "Note":
-        return ""
-    if kind in _CONTAINERS:
-        return stringify(content)
-    if kind in ("Span", "Link"):
-        return stringify(content[1])
-    if kind == "Image":
-        return stringify(content[1])
-    if kind == "Quoted":
-        return "“" + stringify(content[1]) + "”"
-    if kind in ("Code", "Math"):
-        return content[1]
-    if kind in ("Cite",):
-        return stringify(content[1])
-    if kind in ("Para", "Plain", "Header"):
-        inlines = content[2] if kind == "Header" else content
-        return stringify(inlines) + "\n"
-    if kind in ("BulletList",):
-        return "".join(stringify(item) for item in content)
-    if kind == "OrderedList":
-        return "".join(stringify(item) for item in content[1])
-    if kind in ("BlockQuote",):
-        return stringify(content)
-    if kind == "Div":
-        return stringify(content[1])
-    if kind == "Figure":
-        return stringify(content[2])
-    if kind == "LineBlock":
-        return "\n".join(stringify(line) for line in content)
-    if kind == "Table":
-        return _table_text(content)
-    return ""
+        out.append(content)
+    elif kind in ("Space", "SoftBreak"):
+        out.append(" ")
+    elif kind == "LineBreak":
+        out.append("\n")
+    elif kind in _CONTAINERS or kind == "BlockQuote":
+        _gather(content, out)
+    elif kind in ("Span", "Link", "Image", "Cite", "Div"):
+        _gather(content[1], out)
+    elif kind == "Quoted":
+        out.append("“")
+        _gather(content[1], out)
+        out.append("”")
+    elif kind in ("Code", "Math"):
+        out.append(content[1])
+    elif kind in ("Para", "Plain"):
+        _gather(content, out)
+        out.append("\n")
+    elif kind == "Header":
+        _gather(content[2], out)
+        out.append("\n")
+    elif kind == "BulletList":
+        _gather(content, out)
+    elif kind == "OrderedList":
+        _gather(content[1], out)
+    elif kind == "Figure":
+        _gather(content[2], out)
+    elif kind == "LineBlock":
+        for number, line in enumerate(content):
+            if number:
+                out.append("\n")
+            _gather(line, out)
+    elif kind == "Table":
+        out.append(_table_text(content))
 
 
 def _table_text(content: list[Any]) -> str:
@@ -62,41 +70,46 @@ def _table_text(content: list[Any]) -> str:
     return "\n".join(" | ".join(cell for cell in row) for row in rows) + "\n"
 
 
+def _raw_rows(content: list[Any]) -> list[Any]:
+    """The rows of a table: head, each body's head and body rows, foot."""
+    _, _, _, head, bodies, foot = content
+    raw_rows = list(head[1])
+    for body in bodies:
+        raw_rows.extend(body[2])
+        raw_rows.extend(body[3])
+    raw_rows.extend(foot[1])
+    return raw_rows
+
+
+def _cell_text(cell: list[Any]) -> str:
+    return " ".join(stringify(cell[4]).split())
+
+
 def table_rows(content: list[Any]) -> list[list[str]]:
     """Cell texts row by row (head, bodies, foot); merged cells appear once."""
-    _, _, _, head, bodies, foot = content
-    raw_rows = list(head[1])
-    for body in bodies:
-        raw_rows.extend(body[2])
-        raw_rows.extend(body[3])
-    raw_rows.extend(foot[1])
-    return [[" ".join(stringify(cell[4]).split()) for cell in row[1]] for row in raw_rows]
+    return [[_cell_text(cell) for cell in row[1]] for row in _raw_rows(content)]
 
 
-def table_grid(content: list[Any]) -> list[list[str]]:
+def table_grid(content: list[Any], rows: list[list[str]] | None = None) -> list[list[str]]:
     """Cell texts on the table's full grid: a merged cell's text fills every position it spans,
-    so each column of every row lines up with the header above it."""
-    _, _, _, head, bodies, foot = content
-    raw_rows = list(head[1])
-    for body in bodies:
-        raw_rows.extend(body[2])
-        raw_rows.extend(body[3])
-    raw_rows.extend(foot[1])
+    so each column of every row lines up with the header above it. `rows`: the table's
+    `table_rows`, when already made."""
+    raw_rows = _raw_rows(content)
+    texts = rows if rows is not None else table_rows(content)
     grid: list[list[str]] = []
     pending: dict[tuple[int, int], str] = {}  # (row, column) filled by a row span from above
     for row_index, row in enumerate(raw_rows):
         line: list[str] = []
-        cells = iter(row[1])
+        cells = iter(zip(row[1], texts[row_index], strict=True))
         column = 0
         while True:
             if (row_index, column) in pending:
                 line.append(pending.pop((row_index, column)))
                 column += 1
                 continue
-            cell = next(cells, None)
+            cell, text = next(cells, (None, ""))
             if cell is None:
                 break
-            text = " ".join(stringify(cell[4]).split())
             rowspan, colspan = max(1, int(cell[2])), max(1, int(cell[3]))
             for offset in range(colspan):
                 line.append(text)
@@ -117,3 +130,11 @@ def para(text: str) -> Node:
 
 def document(blocks: list[Node], api: list[int]) -> dict[str, Any]:
     return {"pandoc-api-version": api, "meta": {}, "blocks": blocks}
+
+
+def document_json(blocks: list[str], api: list[int]) -> str:
+    """The JSON of a document whose blocks were serialized one by one (`blocks`)."""
+    return (
+        f'{{"pandoc-api-version": {json.dumps(api)}, "meta": {{}}, '
+        f'"blocks": [{", ".join(blocks)}]}}'
+    )

@@ -187,7 +187,9 @@ def _comment_anchors(index: BodyIndex) -> dict[str, str]:
     return {key: "".join(parts) for key, parts in anchors.items()}
 
 
-def headers_footers(package: Package, index: BodyIndex, media: MediaWriter) -> list[Artifact]:
+def headers_footers(
+    package: Package, index: BodyIndex, media: MediaWriter, ids: IdMaker
+) -> list[Artifact]:
     """One artifact per header/footer part, naming its type and the sections using it."""
     rels = index.rels
     sections = index.of(w("sectPr"))
@@ -213,7 +215,7 @@ def headers_footers(package: Package, index: BodyIndex, media: MediaWriter) -> l
             continue
         kind = str(entry["kind"])
         owner = f"{'hdr' if kind == 'header' else 'ftr'}-{part.rsplit('/', 1)[-1][:-4]}"
-        text, inner = _part_contents(package, part, xml, owner, media)
+        text, inner = _part_contents(package, part, xml, owner, media, ids)
         if not text:
             continue
         sections_list = entry["sections"]
@@ -249,13 +251,17 @@ VML = "urn:schemas-microsoft-com:vml"
 
 
 def _part_contents(
-    package: Package, part: str, xml: etree._Element, owner: str, media: MediaWriter
+    package: Package,
+    part: str,
+    xml: etree._Element,
+    owner: str,
+    media: MediaWriter,
+    ids: IdMaker,
 ) -> tuple[str, list[Artifact]]:
     """A header/footer's text (text boxes, equations and pictures marked inline) and the
     text boxes, equations and images inside it as artifacts restated by the part."""
     inner: list[Artifact] = []
     pieces: list[str] = []
-    ids = IdMaker()
     rels = package.rels(part)
     skip = frozenset({f"{{{M}}}oMath", w("txbxContent")})
     for node in walk(xml):
@@ -342,9 +348,8 @@ def _equation(
     return f"[Equation: {linear}]"
 
 
-def textboxes(index: BodyIndex) -> tuple[list[Artifact], dict[str, str]]:
+def textboxes(index: BodyIndex, ids: IdMaker) -> tuple[list[Artifact], dict[str, str]]:
     """Text boxes (mc:Fallback copies skipped) and a paragraph-text -> text box id map."""
-    ids = IdMaker()
     artifacts = []
     paragraph_owner: dict[str, str] = {}
     for node in index.of(w("txbxContent")):
@@ -382,11 +387,10 @@ def _drawing_name(node: etree._Element) -> str:
     return ""
 
 
-def videos(index: BodyIndex) -> list[Artifact]:
+def videos(index: BodyIndex, ids: IdMaker) -> list[Artifact]:
     """Embedded online videos (wp15:webVideoPr) and linked video files (a:videoFile)."""
     rels = index.rels
     artifacts = []
-    ids = IdMaker()
     for node in index.of(f"{{{WP15}}}webVideoPr", f"{{{A}}}videoFile"):
         url = ""
         if node.tag == f"{{{WP15}}}webVideoPr":

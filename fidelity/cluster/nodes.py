@@ -5,7 +5,7 @@ no CPU reserved). It serves, on the node's 127.0.0.1, the same manager interface
 the local worker processes use (`fidelity.core.services`): the node's converter (its
 unoservers start on the first conversion; a node without LibreOffice reports
 itself unavailable, so its conversions are skipped with that reason) and the
-model client, relayed to the one ModelClient in the driver, so the cache, the
+model client, relayed to the one LLMClient in the driver, so the cache, the
 call records and the concurrency limit stay global. The actors belong to the
 driver: they stop with the run, and their LibreOffice with them.
 """

@@ -1,6 +1,6 @@
 """Pictures a shipped task sends to the model reach the driver with the call that sends them.
 
-The driver's ModelClient reads a message's local pictures from OUT, but a task
+The driver's LLMClient reads a message's local pictures from OUT, but a task
 running with `--ship-files` writes them in its scratch folder on its node, and
 they reach OUT only with the task's result. The node's relay therefore adds the
 bytes of every picture it finds in the node's scratch folders to the message part

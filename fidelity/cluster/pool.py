@@ -2,7 +2,7 @@
 
 `open_ray_workers` is the Ray counterpart of `fidelity.core.workers.open_workers`:
 it yields a `WorkerPool` whose executor runs per-file tasks as Ray tasks. The
-driver keeps the one ModelClient and serves it (models only) to the nodes' relays;
+driver keeps the one LLMClient and serves it (models only) to the nodes' relays;
 on a cluster that is a port on the driver's address as Ray knows it, guarded by a
 random authkey, as the local pool's services are.
 """
@@ -20,7 +20,7 @@ from fidelity.cluster.executor import RayExecutor
 from fidelity.cluster.nodes import NodeActors, NodeSetup
 from fidelity.cluster.single_flight import OncePerRequest
 from fidelity.core.config import Config
-from fidelity.core.llm import ModelClient
+from fidelity.core.llm import LLMClient
 from fidelity.core.services import ServiceHost
 from fidelity.core.workers import WorkerPool
 from ingest.settings import IngestSettings
@@ -47,7 +47,7 @@ def connect(address: str, cpus: int, namespace: str) -> bool:
 
 @contextmanager
 def open_ray_workers(
-    config: Config, converter: Converter | None, client: ModelClient | None = None
+    config: Config, converter: Converter | None, client: LLMClient | None = None
 ) -> Iterator[WorkerPool]:
     """Ray tasks on `config.ray_address` (or a local Ray), node services, the model relay.
 

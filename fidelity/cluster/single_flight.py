@@ -1,4 +1,4 @@
-"""The driver's ModelClient as the nodes see it: concurrent identical requests are sent once.
+"""The driver's LLMClient as the nodes see it: concurrent identical requests are sent once.
 
 Tasks on different workers can ask the same thing at the same moment; both would
 miss the run store's cache and both would call the endpoint. `OncePerRequest`
@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from fidelity.cluster.pictures import store_pictures
-from fidelity.core.llm.client import ModelClient, Reply
+from fidelity.core.llm.client import LLMClient, Reply
 
 
 def request_key(
@@ -36,9 +36,9 @@ def request_key(
 
 
 class OncePerRequest:
-    """`complete`, `accounting` and `say_once` of a ModelClient, one call per request in flight."""
+    """`complete`, `accounting` and `say_once` of a LLMClient, one call per request in flight."""
 
-    def __init__(self, client: ModelClient) -> None:
+    def __init__(self, client: LLMClient) -> None:
         self.client = client
         self.accounting = client.accounting
         self._guard = threading.Lock()

@@ -1,6 +1,6 @@
 """The driver's shared services (LibreOffice converter, model client) served to worker processes.
 
-The driver keeps one converter (its LibreOffice servers) and one ModelClient (its
+The driver keeps one converter (its LibreOffice servers) and one LLMClient (its
 concurrency limit, budget, cache and the run store it records calls in); workers
 reach them through a multiprocessing manager on 127.0.0.1 (a Ray build: the driver's node
 address) with a random authkey.
@@ -24,7 +24,7 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel
 
 from fidelity.core.config import ModelsConfig
-from fidelity.core.llm.client import ModelClient, Reply, concurrent_map
+from fidelity.core.llm.client import LLMClient, Reply, concurrent_map
 from fidelity.core.llm.images import ImageLoader
 
 T = TypeVar("T")
@@ -73,10 +73,10 @@ class ConverterService:
         return self.converter.to_pdf(source, app)
 
 
-class ModelService:
+class LLMService:
     """The driver-side model client as the manager exposes it."""
 
-    def __init__(self, client: ModelClient) -> None:
+    def __init__(self, client: LLMClient) -> None:
         self.client = client
 
     def complete(
@@ -112,12 +112,12 @@ class ServiceHost:
     """Serves the driver's converter and model client to workers until closed."""
 
     def __init__(
-        self, converter: Converter | None, client: ModelClient | None, host: str = "127.0.0.1"
+        self, converter: Converter | None, client: LLMClient | None, host: str = "127.0.0.1"
     ) -> None:
         registry = type("Host", (_Host,), {})
         services = {
             CONVERTER: ConverterService(converter) if converter is not None else None,
-            MODELS: ModelService(client) if client is not None else None,
+            MODELS: LLMService(client) if client is not None else None,
         }
         for name, service in services.items():
             registry.register(name, callable=lambda service=service: service)
@@ -222,7 +222,7 @@ class _RemoteAccounting:
 
 
 class RemoteModelClient:
-    """The driver's ModelClient seen from a worker: calls go to the driver, threads stay here."""
+    """The driver's LLMClient seen from a worker: calls go to the driver, threads stay here."""
 
     def __init__(self, endpoint: Endpoint, settings: ModelsConfig, media_root: Path) -> None:
         self.settings = settings

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from fidelity.core.config import Config
 from fidelity.core.executor import Executor, ProcessExecutor
-from fidelity.core.llm import ModelClient
+from fidelity.core.llm import LLMClient
 from fidelity.core.services import Converter, Endpoint, ServiceHost
 
 # Libraries the per-file tasks import, loaded once by the forkserver so that a new worker
@@ -32,7 +32,7 @@ class WorkerPool:
 
 @contextmanager
 def open_workers(
-    config: Config, converter: Converter | None, client: ModelClient | None = None
+    config: Config, converter: Converter | None, client: LLMClient | None = None
 ) -> Iterator[WorkerPool]:
     """`config.workers` isolated workers (per-file timeout, memory cap) and the services host."""
     with ServiceHost(converter, client) as host:

@@ -1,5 +1,5 @@
 """Model-driven question generators, one module per artifact modality, plus the combination
-with the rule-based generator that model mode runs (`ModelGenerators(client, settings)`).
+with the rule-based generator that model mode runs (`LLMGenerators(client, settings)`).
 
 Every generator drafts from Artifact fields only (modality, text, html, media, facts),
 so it works for any application's extractor.
@@ -12,15 +12,15 @@ from typing import Any
 
 from fidelity.core.config import ModelsConfig
 from fidelity.core.document import Candidate, Document
-from fidelity.core.llm import ModelClient
+from fidelity.core.llm import LLMClient
 from generators import rules
-from generators.llm.common import ModelGenerator
+from generators.llm.common import LLMGenerator
 from generators.llm.facts import FactsGenerator
 from generators.llm.table import TableGenerator
 from generators.llm.text import TextGenerator
 from generators.llm.visual import VisualGenerator
 
-GENERATORS: dict[str, type[ModelGenerator]] = {
+GENERATORS: dict[str, type[LLMGenerator]] = {
     "text": TextGenerator,
     "visual": VisualGenerator,
     "table": TableGenerator,
@@ -28,10 +28,10 @@ GENERATORS: dict[str, type[ModelGenerator]] = {
 }
 
 
-class ModelGenerators:
+class LLMGenerators:
     """`generate(document)` for model mode: rule candidates (if kept) then model candidates."""
 
-    def __init__(self, client: ModelClient, settings: ModelsConfig) -> None:
+    def __init__(self, client: LLMClient, settings: ModelsConfig) -> None:
         unknown = set(settings.generators) - set(GENERATORS)
         if unknown:
             raise ValueError(f"unknown model generators: {', '.join(sorted(unknown))}")
@@ -54,7 +54,7 @@ class ModelGenerators:
                 unique.append(item)
         return unique
 
-    def _draft(self, document: Document, generator: ModelGenerator, unit: Any) -> list[Candidate]:
+    def _draft(self, document: Document, generator: LLMGenerator, unit: Any) -> list[Candidate]:
         """One unit's candidates; a failure is counted and reported, never raised into the run."""
         try:
             return generator.draft(document, unit)

@@ -8,7 +8,7 @@ import pytest
 from pydantic import BaseModel
 
 from fidelity.core.config import ModelsConfig
-from fidelity.core.llm import ModelClient, user
+from fidelity.core.llm import LLMClient, user
 from fidelity.core.llm.batch import META_KEY, Collector, _submit, prefetch
 from fidelity.core.store import RunStore
 from tests.support.openai_stub import StubServer, completion, json_reply, text_of
@@ -25,7 +25,7 @@ def stub():
         yield server
 
 
-def make_client(stub: StubServer, tmp_path, store: RunStore | None = None) -> ModelClient:
+def make_client(stub: StubServer, tmp_path, store: RunStore | None = None) -> LLMClient:
     settings = ModelsConfig(
         model="gen-model",
         base_url=stub.base_url,
@@ -34,10 +34,10 @@ def make_client(stub: StubServer, tmp_path, store: RunStore | None = None) -> Mo
         prices={"gen-model": {"input": 2.0, "output": 10.0}},
     )
     store = store or RunStore(tmp_path / "run.sqlite")
-    return ModelClient(settings, store, tmp_path, sleep=lambda s: None, notify=lambda t: None)
+    return LLMClient(settings, store, tmp_path, sleep=lambda s: None, notify=lambda t: None)
 
 
-def two_steps(client: ModelClient, seen: list) -> None:
+def two_steps(client: LLMClient, seen: list) -> None:
     """A generator that asks a second question about the first answer."""
     client.accounting.count("two-steps", "ran")
     first = client.complete("generator", [user("step a")], Pick)

@@ -11,7 +11,7 @@ from PIL import Image
 from pydantic import BaseModel
 
 from fidelity.core.config import Config, ModelsConfig
-from fidelity.core.llm import ModelClient, system, user
+from fidelity.core.llm import LLMClient, system, user
 from fidelity.core.store import RunStore
 from tests.support.openai_stub import (
     StubServer,
@@ -59,8 +59,8 @@ class Harness:
         self.notes: list[str] = []
         self.client = self.new_client()
 
-    def new_client(self, **kwargs) -> ModelClient:
-        return ModelClient(
+    def new_client(self, **kwargs) -> LLMClient:
+        return LLMClient(
             self.settings,
             self.store,
             self.root,
@@ -310,7 +310,7 @@ def test_replay_only_never_touches_the_network(stub, harness, tmp_path):
     stub.script.append(json_reply({"choice": "i", "count": 9}))
     recorded = harness.ask()
     stub.requests.clear()
-    replay = ModelClient(harness.settings, harness.store, tmp_path, replay_only=True)
+    replay = LLMClient(harness.settings, harness.store, tmp_path, replay_only=True)
     assert replay.complete("generator", [system("You pick."), user("pick one")], Pick).parsed == (
         recorded.parsed
     )

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from fidelity.cli import main
-from tests.generators.test_model_generators_pipeline import WORD_FILE, generic_model
+from tests.generators.test_llm_generators_pipeline import WORD_FILE, generic_model
 from tests.support.openai_stub import StubServer, faulty, slow
 
 SETTINGS = """

@@ -25,6 +25,14 @@ REQUIRED = {"id", "file", "app", "category", "artifact_id", "question", "answer"
 OUTPUTS = ("questions.jsonl", "rejected.jsonl", "skipped.jsonl", "coverage.md")
 
 
+RUSSIAN_REPORT = [
+    "В прошлом году лаборатория провела сорок два опыта с новыми солнечными панелями.",
+    "Средняя мощность панели составила триста десять ватт при температуре двадцать пять градусов.",
+    "Руководитель проекта Анна Петрова предложила продолжить испытания зимой.",
+    "Бюджет на следующий год утверждён в размере двух миллионов рублей.",
+]
+
+
 def word_inputs(corpus: Path, target: Path, names: list[str]) -> Path:
     target.mkdir(parents=True, exist_ok=True)
     for name in names:
@@ -230,7 +238,12 @@ def test_extract_prints_one_json_document_per_line(
 
 def test_curation_changes_apply_on_a_rerun(corpus: Path, tmp_path: Path) -> None:
     """A file curation dropped comes in when the settings keep it, and leaves again."""
-    inputs = word_inputs(corpus, tmp_path / "in", ["notes.docx", "bug65649.docx"])
+    inputs = word_inputs(corpus, tmp_path / "in", ["notes.docx"])
+    russian = docx.Document()
+    russian.add_heading("Отчёт о работе лаборатории", level=1)
+    for paragraph in RUSSIAN_REPORT:
+        russian.add_paragraph(paragraph)
+    russian.save(inputs / "otchet.docx")
     out = tmp_path / "out"
 
     def files_with_questions() -> set[str]:
@@ -239,10 +252,10 @@ def test_curation_changes_apply_on_a_rerun(corpus: Path, tmp_path: Path) -> None
     build([inputs], out, Config())
     assert files_with_questions() == {"notes.docx"}
     skipped = {Path(row["file"]).name: row for row in rows(out / "skipped.jsonl")}
-    assert skipped["bug65649.docx"]["reason_code"] == "non_english"
+    assert skipped["otchet.docx"]["reason_code"] == "non_english"
 
     build([inputs], out, Config(extra={"ingest": {"languages": []}}))
-    assert files_with_questions() == {"notes.docx", "bug65649.docx"}
+    assert files_with_questions() == {"notes.docx", "otchet.docx"}
     assert not rows(out / "skipped.jsonl")
 
     build([inputs], out, Config())

@@ -33,7 +33,7 @@ from fidelity.core.executor import Progress  # noqa: E402
 from fidelity.core.hashing import file_sha256  # noqa: E402
 from ingest.analyze import AnalysisWork, analysis_task  # noqa: E402
 from ingest.settings import IngestSettings  # noqa: E402
-from tests.generators.test_model_generators_pipeline import generic_model  # noqa: E402
+from tests.generators.test_llm_generators_pipeline import generic_model  # noqa: E402
 from tests.support.openai_stub import StubServer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]

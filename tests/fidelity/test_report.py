@@ -22,7 +22,7 @@ from fidelity.core.document import Artifact, Candidate, Decision, Document, Prob
 from fidelity.core.store import RunStore
 from fidelity.report import REPORT_NAME, write_report
 from fidelity.report.page import PAGE_SIZE, json_island
-from tests.generators.test_model_generators_pipeline import WORD_FILE, generic_model
+from tests.generators.test_llm_generators_pipeline import WORD_FILE, generic_model
 from tests.support.openai_stub import StubServer
 
 ROOT = Path(__file__).resolve().parents[2]

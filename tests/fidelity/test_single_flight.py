@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from fidelity.cluster.single_flight import OncePerRequest
 from fidelity.core.config import ModelsConfig
-from fidelity.core.llm import ModelClient
+from fidelity.core.llm import LLMClient
 from fidelity.core.llm.messages import user
 from fidelity.core.store import RunStore
 from tests.support.openai_stub import StubServer, completion
@@ -21,7 +21,7 @@ def test_identical_requests_in_flight_together_are_sent_once(tmp_path, monkeypat
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-single-flight-test")
         store = RunStore(tmp_path / "run.sqlite")
-        client = ModelClient(ModelsConfig(model="stub-model", concurrency=4), store, tmp_path)
+        client = LLMClient(ModelsConfig(model="stub-model", concurrency=4), store, tmp_path)
         once = OncePerRequest(client)
 
         def ask(question: str):

@@ -10,7 +10,7 @@ import pytest
 
 from fidelity.core.config import Config, GenerationBudget, ModelsConfig
 from fidelity.core.document import Artifact
-from fidelity.core.llm import ModelClient
+from fidelity.core.llm import LLMClient
 from fidelity.core.store import RunStore
 from fidelity.pipeline import default_stages, filter_candidates
 from filters.answerable import positive_views
@@ -115,9 +115,7 @@ def test_formula_cells_reach_the_table_prompt_with_their_values(stub, corpus, tm
         a for a in document.artifacts if a.locator == "'OS-Rev.and results 30 06 2023'!A9:D18"
     )
     assert "⟦formula-" in grid.text
-    client = ModelClient(
-        ModelsConfig(model="stub-model"), RunStore(tmp_path / "r.sqlite"), tmp_path
-    )
+    client = LLMClient(ModelsConfig(model="stub-model"), RunStore(tmp_path / "r.sqlite"), tmp_path)
     TableGenerator(client, GenerationBudget()).draft(document, grid)
     (prompt,) = requests(stub, "TableQuestions")
     assert "46,293 (formula 'OS-Rev.and results 30 06 2023'!B18: =SUM(B9:B17))" in prompt
@@ -126,9 +124,7 @@ def test_formula_cells_reach_the_table_prompt_with_their_values(stub, corpus, tm
 def test_word_fact_questions_never_answer_yes_or_no(stub, corpus, tmp_path, extracted):
     path = corpus / "word" / "Comment015.docx"
     document = extracted(path)
-    client = ModelClient(
-        ModelsConfig(model="stub-model"), RunStore(tmp_path / "r.sqlite"), tmp_path
-    )
+    client = LLMClient(ModelsConfig(model="stub-model"), RunStore(tmp_path / "r.sqlite"), tmp_path)
     generator = FactsGenerator(client, GenerationBudget())
     drafted = [c for unit in generator.units(document) for c in generator.draft(document, unit)]
     assert [c.probe.value for c in drafted] == ["Trying to add a comment"]

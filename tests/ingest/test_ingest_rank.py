@@ -12,7 +12,7 @@ from ingest.rank import (
     DIMENSIONS,
     HeuristicJudge,
     JudgeUnavailable,
-    ModelJudge,
+    LLMJudge,
     WordComparison,
     chat_through,
     rank_word,
@@ -121,7 +121,7 @@ def test_model_judge_maps_positions_back_and_skips_failed_calls() -> None:
         answer = dict.fromkeys(DIMENSIONS, better)
         return "Here you are: " + json.dumps({**answer, "winner": better, "reason": "richer"})
 
-    judge = ModelJudge(chat, name="model test")
+    judge = LLMJudge(chat, name="model test")
     good, poor = record("good", 4), record("poor", 1)
     assert judge.compare(good, poor).winner == "a"
     assert judge.compare(poor, good).winner == "b"
@@ -131,10 +131,10 @@ def test_model_judge_maps_positions_back_and_skips_failed_calls() -> None:
     def broken(messages: list[dict[str, str]]) -> str:
         raise JudgeUnavailable("endpoint down")
 
-    failed = ModelJudge(broken).compare(good, poor)
+    failed = LLMJudge(broken).compare(good, poor)
     assert failed.failed and "endpoint down" in failed.rationale
     records = [record("x", 1), record("y", 3)]
-    ranking = rank_word(records, IngestSettings(), ModelJudge(broken))
+    ranking = rank_word(records, IngestSettings(), LLMJudge(broken))
     assert ranking.comparisons and all(r.elo == 1000.0 for r in records)
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import openai
 
 from fidelity.core.llm.accounting import usage_of
-from fidelity.core.llm.client import ModelClient
+from fidelity.core.llm.client import LLMClient
 
 META_KEY = "llm:batch"
 ENDPOINT = "/v1/chat/completions"
@@ -45,7 +45,7 @@ class Collector:
         self.bodies[key] = body
 
 
-def prefetch(client: ModelClient, produce: Callable[[], object], max_rounds: int = 4) -> int:
+def prefetch(client: LLMClient, produce: Callable[[], object], max_rounds: int = 4) -> int:
     """Run `produce` (the generation over every pending document) in batch rounds.
 
     Returns the number of batches submitted. Stops early when the budget refuses.
@@ -86,7 +86,7 @@ def prefetch(client: ModelClient, produce: Callable[[], object], max_rounds: int
     return submitted
 
 
-def _submit(client: ModelClient, collector: Collector) -> dict[str, Any]:
+def _submit(client: LLMClient, collector: Collector) -> dict[str, Any]:
     lines = [
         json.dumps({"custom_id": key, "method": "POST", "url": ENDPOINT, "body": body})
         for key, body in collector.bodies.items()
@@ -101,7 +101,7 @@ def _submit(client: ModelClient, collector: Collector) -> dict[str, Any]:
     return pending
 
 
-def _finish(client: ModelClient, pending: dict[str, Any]) -> None:
+def _finish(client: LLMClient, pending: dict[str, Any]) -> None:
     """Wait for the batch, record every result (or failure), forget the batch."""
     api = client.api()
     batch = api.batches.retrieve(pending["id"])
@@ -129,7 +129,7 @@ def _finish(client: ModelClient, pending: dict[str, Any]) -> None:
 
 
 def _record_line(
-    client: ModelClient, requests: dict[str, dict[str, Any]], line: dict[str, Any]
+    client: LLMClient, requests: dict[str, dict[str, Any]], line: dict[str, Any]
 ) -> str:
     key = line.get("custom_id", "")
     entry = requests.get(key)

@@ -83,7 +83,7 @@ def concurrent_map(fn: Callable[[T], R], items: Iterable[T], concurrency: int) -
         return list(pool.map(fn, work))
 
 
-class ModelClient:
+class LLMClient:
     """One client per run, shared by every stage and thread."""
 
     def __init__(

@@ -14,7 +14,7 @@ from PIL import Image
 from fidelity import funnel
 from fidelity.core.config import Config, FilterSettings, ModelsConfig
 from fidelity.core.document import Artifact, Candidate, Decision, Document, Probe, placeholder_for
-from fidelity.core.llm import ModelClient
+from fidelity.core.llm import LLMClient
 from fidelity.core.store import RunStore
 from fidelity.pipeline import (
     dedup_decisions,
@@ -344,7 +344,7 @@ def test_replay_reproduces_every_decision_from_records_only(filtered, stub, tmp_
 
 def test_judge_panel_decides_by_majority(stub, tmp_path):
     store = RunStore(tmp_path / "run.sqlite")
-    client = ModelClient(ModelsConfig(model="stub-model", max_retries=0), store, tmp_path)
+    client = LLMClient(ModelsConfig(model="stub-model", max_retries=0), store, tmp_path)
     item = Candidate(
         id="c1",
         file_sha="s",

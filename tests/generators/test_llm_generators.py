@@ -9,10 +9,10 @@ from PIL import Image
 
 from fidelity.core.config import GenerationBudget, ModelsConfig
 from fidelity.core.document import Artifact, Document, placeholder_for
-from fidelity.core.llm import ModelClient
+from fidelity.core.llm import LLMClient
 from fidelity.core.prompt import load, parse
 from fidelity.core.store import RunStore
-from generators.llm import ModelGenerators
+from generators.llm import LLMGenerators
 from tests.support.openai_stub import StubServer, json_reply, schema_name, text_of
 
 CHUNK = (
@@ -268,17 +268,17 @@ def stub():
         yield server
 
 
-def generators_for(stub, tmp_path, **generation) -> ModelGenerators:
+def generators_for(stub, tmp_path, **generation) -> LLMGenerators:
     settings = ModelsConfig(
         model="gen-model",
         base_url=stub.base_url,
         with_rules=False,
         generation=GenerationBudget(**generation),
     )
-    client = ModelClient(
+    client = LLMClient(
         settings, RunStore(tmp_path / "run.sqlite"), tmp_path, notify=lambda text: None
     )
-    return ModelGenerators(client, settings)
+    return LLMGenerators(client, settings)
 
 
 def requests_for(stub, name: str) -> list[dict]:
@@ -400,8 +400,8 @@ def test_rules_run_beside_the_model(stub, tmp_path, monkeypatch):
     )
     monkeypatch.setattr(model_generators.rules, "generate", lambda d: [rule_made])
     settings = ModelsConfig(model="gen-model", base_url=stub.base_url, generators=["facts"])
-    client = ModelClient(settings, RunStore(tmp_path / "run.sqlite"), tmp_path)
-    out = ModelGenerators(client, settings)(doc)
+    client = LLMClient(settings, RunStore(tmp_path / "run.sqlite"), tmp_path)
+    out = LLMGenerators(client, settings)(doc)
     assert out[0] is rule_made and {c.generator for c in out} == {"rules", "model:facts"}
 
 
