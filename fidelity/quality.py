@@ -17,7 +17,8 @@ from typing import Any
 
 from fidelity.core.apps import TAXONOMY
 from fidelity.core.document import Candidate
-from fidelity.core.store import RunStore
+from fidelity.core.run_snapshot import RunSnapshot
+from fidelity.core.store import RunStore, snapshot_of
 from filters import answerable, dedup, guessability
 
 SEED = 12
@@ -74,14 +75,11 @@ class Quality:
         return total, len(counts), top / total if total else 0.0
 
 
-def compute(store: RunStore) -> Quality:
+def compute(run: RunStore | RunSnapshot) -> Quality:
+    snapshot = snapshot_of(run)
     quality = Quality()
-    where = {
-        (document.sha256, artifact.id): artifact.locator
-        for document in store.documents()
-        for artifact in document.artifacts
-    }
-    for candidate, status, rejected_by, reason in store.candidates():
+    where = snapshot.locators()
+    for candidate, status, rejected_by, reason in snapshot.candidates:
         key = (candidate.app, candidate.category)
         cell = quality.cells.setdefault(key, Cell())
         cell.candidates += 1

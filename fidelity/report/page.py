@@ -11,7 +11,8 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup
 
 from fidelity.core.config import CoverageConfig
-from fidelity.core.store import RunStore
+from fidelity.core.run_snapshot import RunSnapshot
+from fidelity.core.store import RunStore, snapshot_of
 from fidelity.report import sections
 from fidelity.report.questions import collect
 
@@ -44,17 +45,17 @@ def asset(env: Environment, name: str) -> Markup:
     return Markup(source)
 
 
-def render(store: RunStore, out: Path, targets: CoverageConfig) -> str:
+def render(run: RunSnapshot, out: Path, targets: CoverageConfig) -> str:
     env = environment()
-    table = collect(store, out)
+    table = collect(run, out)
     return env.get_template("report.html.j2").render(
-        mode=store.meta("mode", "offline"),
+        mode=run.meta.get("mode", "offline"),
         out_name=out.resolve().name,
         generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        coverage=sections.coverage_section(store, targets),
-        funnel=sections.funnel_section(store, table),
-        files=sections.files_section(store, out, table),
-        usage=sections.usage_section(store, out),
+        coverage=sections.coverage_section(run, targets),
+        funnel=sections.funnel_section(run, table),
+        files=sections.files_section(run, out, table),
+        usage=sections.usage_section(run, out),
         options=table.options,
         total=len(table.rows),
         statuses=table.statuses.most_common(),
@@ -65,10 +66,12 @@ def render(store: RunStore, out: Path, targets: CoverageConfig) -> str:
     )
 
 
-def write_report(store: RunStore, out: Path, targets: CoverageConfig | None = None) -> Path:
+def write_report(
+    run: RunStore | RunSnapshot, out: Path, targets: CoverageConfig | None = None
+) -> Path:
     """Write OUT/report.html (atomically) and return its path."""
     path = out / REPORT_NAME
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(render(store, out, targets or CoverageConfig()), encoding="utf-8")
+    tmp.write_text(render(snapshot_of(run), out, targets or CoverageConfig()), encoding="utf-8")
     tmp.replace(path)
     return path

@@ -16,7 +16,7 @@ from typing import Any
 
 from fidelity.core.apps import APPLICATIONS
 from fidelity.core.document import Artifact, Candidate, Decision, Document
-from fidelity.core.store import RunStore
+from fidelity.core.run_snapshot import RunSnapshot
 
 QUESTION_FIELDS = (
     "id file app category artifact question answer status rejected_by reason checks "
@@ -85,27 +85,27 @@ def rendered_slide(out: Path, document: Document, artifact: Artifact) -> str | N
     return relative if (out / relative).is_file() else None
 
 
-def call_summary(store: RunStore, keys: str | None, cache: dict[str, str]) -> str:
+def call_summary(run: RunSnapshot, keys: str | None, cache: dict[str, str]) -> str:
     """The model calls behind a decision, as `fidelity explain` names them."""
     parts = []
     for key in (keys or "").split(","):
         if not key:
             continue
         if key not in cache:
-            record = store.model_call(key)
+            record = run.model_calls.get(key)
             if record is None:
                 cache[key] = f"{key[:16]} (not recorded)"
             else:
-                state = f"error: {record['error']}" if record["error"] else "recorded"
-                cache[key] = f"{key[:16]} {record['stage']} / {record['model']} ({state})"
+                state = f"error: {record.error}" if record.error else "recorded"
+                cache[key] = f"{key[:16]} {record.stage} / {record.model} ({state})"
         parts.append(cache[key])
     return "; ".join(parts)
 
 
-def collect(store: RunStore, out: Path) -> QuestionTable:
+def collect(run: RunSnapshot, out: Path) -> QuestionTable:
     """Every stored candidate of every processed file, whatever its status."""
     strings, files = Strings(), Strings()
-    documents = {document.sha256: document for document in store.documents()}
+    documents = {document.sha256: document for document in run.documents}
     artifact_rows: list[list[Any]] = []
     artifact_index: dict[tuple[str, str], int] = {}
     calls: dict[str, str] = {}
@@ -148,11 +148,11 @@ def collect(store: RunStore, out: Path) -> QuestionTable:
             strings(decision.match),
             strings(decision.reason),
             _clip(decision.answered, ANSWERED_LIMIT),
-            strings(call_summary(store, decision.model_call, calls)),
+            strings(call_summary(run, decision.model_call, calls)),
         ]
 
-    for candidate, status, rejected_by, reason in store.candidates():
-        decisions = store.decisions(candidate.id)
+    for candidate, status, rejected_by, reason in run.candidates:
+        decisions = run.decisions_of(candidate.id)
         table.rows.append(
             [
                 candidate.id,
