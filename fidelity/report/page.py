@@ -18,8 +18,10 @@ from fidelity.report.questions import collect
 
 REPORT_NAME = "report.html"
 PAGE_SIZE = 50
-# Characters that could end the <script> element or open a comment inside it, as JSON escapes.
-ISLAND_ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"}
+# Characters that could end the <script> element or open a comment inside it, as JSON escapes
+# (replaced one after the other: str.replace is many times faster than str.translate on a
+# large page, and no escape contains a character replaced after it).
+ISLAND_ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"))
 
 
 def environment() -> Environment:
@@ -35,7 +37,9 @@ def environment() -> Environment:
 def json_island(data: Any) -> Markup:
     """JSON safe to place inside <script type="application/json"> (no `</script>` can occur)."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    return Markup(text.translate(ISLAND_ESCAPES))
+    for character, escape in ISLAND_ESCAPES:
+        text = text.replace(character, escape)
+    return Markup(text)
 
 
 def asset(env: Environment, name: str) -> Markup:

@@ -72,6 +72,14 @@ class QuestionTable:
         }
 
 
+def tally(counters: dict[str, Counter[str]], key: str) -> Counter[str]:
+    """The counter under `key`, made on first use (setdefault would build one on every call)."""
+    counter = counters.get(key)
+    if counter is None:
+        counter = counters[key] = Counter()
+    return counter
+
+
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit} more chars)"
 
@@ -140,7 +148,7 @@ def collect(run: RunSnapshot, out: Path) -> QuestionTable:
         return artifact_index[key]
 
     def check_row(decision: Decision) -> list[Any]:
-        table.verdicts.setdefault(decision.check, Counter())[decision.verdict] += 1
+        tally(table.verdicts, decision.check)[decision.verdict] += 1
         return [
             strings(decision.check),
             strings(decision.view),
@@ -171,8 +179,8 @@ def collect(run: RunSnapshot, out: Path) -> QuestionTable:
             ]
         )
         table.statuses[status] += 1
-        table.app_statuses.setdefault(candidate.app, Counter())[status] += 1
-        table.per_file.setdefault(candidate.file, Counter())[status] += 1
+        tally(table.app_statuses, candidate.app)[status] += 1
+        tally(table.per_file, candidate.file)[status] += 1
         if rejected_by:
             table.rejected_by[rejected_by] += 1
         option_sets["app"].add(candidate.app)
