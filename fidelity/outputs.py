@@ -11,10 +11,13 @@ from typing import Any
 from fidelity import coverage, funnel, quality
 from fidelity.core.config import CoverageConfig
 from fidelity.core.document import Candidate, Decision
+from fidelity.core.gc_pause import collector_paused
+from fidelity.core.run_snapshot import RunSnapshot
 from fidelity.core.store import RunStore
 from fidelity.report import write_report
 
 SAMPLE_NAME = "quality-sample.tsv"
+JsonRow = dict[str, Any]
 
 
 def candidate_row(
@@ -23,7 +26,7 @@ def candidate_row(
     status: str,
     mode: str,
     locator: str,
-) -> dict[str, Any]:
+) -> JsonRow:
     return {
         "id": candidate.id,
         "file": candidate.file,
@@ -43,7 +46,7 @@ def candidate_row(
     }
 
 
-def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+def _write_jsonl(path: Path, rows: list[JsonRow]) -> None:
     tmp = path.with_suffix(".tmp")
     with tmp.open("w") as handle:
         for row in rows:
@@ -51,10 +54,8 @@ def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
     tmp.replace(path)
 
 
-def write_outputs(
-    store: RunStore, out: Path, targets: CoverageConfig | None = None
-) -> dict[str, Any]:
-    run = store.snapshot()
+def question_rows(run: RunSnapshot) -> tuple[list[JsonRow], list[JsonRow], list[JsonRow]]:
+    """(accepted, rejected, incomplete) rows of every stored candidate, in the store's order."""
     mode = run.meta.get("mode", "offline")
     accepted, rejected, incomplete = [], [], []
     where = run.locators()
@@ -70,6 +71,22 @@ def write_outputs(
             incomplete.append(row)
         else:
             accepted.append(row)
+    return accepted, rejected, incomplete
+
+
+def write_outputs(
+    store: RunStore, out: Path, targets: CoverageConfig | None = None
+) -> dict[str, Any]:
+    """Every output file and the report from one snapshot of the run; the build's summary."""
+    with collector_paused():
+        return write_run_files(store.snapshot(), out, targets)
+
+
+def write_run_files(
+    run: RunSnapshot, out: Path, targets: CoverageConfig | None = None
+) -> dict[str, Any]:
+    mode = run.meta.get("mode", "offline")
+    accepted, rejected, incomplete = question_rows(run)
     skipped = [
         {
             "file": entry["path"],

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from fidelity.core.document import Candidate, Decision, Document
+from fidelity.core.gc_pause import collector_paused
 from fidelity.core.run_snapshot import CandidateRow, ModelCallRecord, RunSnapshot
 
 SCHEMA = """
@@ -102,6 +103,18 @@ class RunStore:
             self.db.execute("ROLLBACK")
             raise
         self.db.execute("COMMIT")
+
+    @contextmanager
+    def read_transaction(self) -> Iterator[None]:
+        """One consistent view of the store for the reads inside (or the open transaction's)."""
+        if self.db.in_transaction:
+            yield
+            return
+        self.db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self.db.execute("COMMIT")
 
     # files -----------------------------------------------------------------
     def file_status(self, sha256: str) -> str | None:
@@ -340,12 +353,9 @@ class RunStore:
 
     # the whole run ----------------------------------------------------------
     def snapshot(self) -> RunSnapshot:
-        """Everything the outputs and the report read, in one read transaction (one query per
-        table), so a writer committing meanwhile cannot leave candidates and decisions apart."""
-        started = not self.db.in_transaction
-        if started:
-            self.db.execute("BEGIN")
-        try:
+        """Everything the outputs and the report read, one query per table in one read
+        transaction, so a writer committing meanwhile cannot part candidates from decisions."""
+        with self.read_transaction(), collector_paused():
             return RunSnapshot(
                 candidates=tuple(self.candidates()),
                 decisions=self.decisions_by_candidate(),
@@ -354,9 +364,6 @@ class RunStore:
                 meta=self.all_meta(),
                 model_calls=self.model_call_records(),
             )
-        finally:
-            if started:
-                self.db.execute("COMMIT")
 
 
 def snapshot_of(run: RunStore | RunSnapshot) -> RunSnapshot:

@@ -11,6 +11,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup
 
 from fidelity.core.config import CoverageConfig
+from fidelity.core.gc_pause import collector_paused
 from fidelity.core.run_snapshot import RunSnapshot
 from fidelity.core.store import RunStore, snapshot_of
 from fidelity.report import sections
@@ -76,6 +77,8 @@ def write_report(
     """Write OUT/report.html (atomically) and return its path."""
     path = out / REPORT_NAME
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(render(snapshot_of(run), out, targets or CoverageConfig()), encoding="utf-8")
+    with collector_paused():
+        page = render(snapshot_of(run), out, targets or CoverageConfig())
+    tmp.write_text(page, encoding="utf-8")
     tmp.replace(path)
     return path
