@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from fidelity.core.apps import TAXONOMY
 from fidelity.core.config import SIZE_BUCKETS, CoverageConfig
 from fidelity.core.document import KEPT_STATUSES
+from fidelity.core.mappings import get_or_make
 from fidelity.core.run_snapshot import RunSnapshot
 from fidelity.core.store import RunStore, snapshot_of
 
@@ -46,7 +47,7 @@ class Cell(Tally):
     buckets: dict[str, Tally] = field(default_factory=dict)
 
     def bucket(self, name: str) -> Tally:
-        return self.buckets.setdefault(name, Tally())
+        return get_or_make(self.buckets, name, Tally)
 
 
 def targets_for(snapshot: RunSnapshot, config: CoverageConfig) -> CoverageConfig:
@@ -80,7 +81,7 @@ def compute(run: RunStore | RunSnapshot, config: CoverageConfig) -> dict[tuple[s
     }
 
     def cell(app: str, category: str) -> Cell:
-        return cells.setdefault((app, category), Cell(app=app, category=category))
+        return get_or_make(cells, (app, category), lambda: Cell(app=app, category=category))
 
     used: set[tuple[str, str]] = set()
     rows = snapshot.candidates

@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from fidelity.core.apps import TAXONOMY
+from fidelity.core.mappings import get_or_make
 from fidelity.core.run_snapshot import RunSnapshot
 from fidelity.core.store import RunStore, snapshot_of
 from filters import answerable, dedup, grading, guessability
@@ -62,8 +63,8 @@ def compute(run: RunStore | RunSnapshot) -> Funnel:
     for candidate, status, rejected_by, _ in snapshot.candidates:
         rows = (
             funnel.total,
-            funnel.apps.setdefault(candidate.app, Row()),
-            funnel.cells.setdefault((candidate.app, candidate.category), Row()),
+            get_or_make(funnel.apps, candidate.app, Row),
+            get_or_make(funnel.cells, (candidate.app, candidate.category), Row),
         )
         for row in rows:
             row.candidates += 1

@@ -17,6 +17,7 @@ from typing import Any
 
 from fidelity.core.apps import TAXONOMY
 from fidelity.core.document import Candidate
+from fidelity.core.mappings import get_or_make
 from fidelity.core.run_snapshot import RunSnapshot
 from fidelity.core.store import RunStore, snapshot_of
 from filters import answerable, dedup, guessability
@@ -81,7 +82,7 @@ def compute(run: RunStore | RunSnapshot) -> Quality:
     where = snapshot.locators()
     for candidate, status, rejected_by, reason in snapshot.candidates:
         key = (candidate.app, candidate.category)
-        cell = quality.cells.setdefault(key, Cell())
+        cell = get_or_make(quality.cells, key, Cell)
         cell.candidates += 1
         if status == "rejected":
             check = removed_by(rejected_by, reason)
@@ -91,9 +92,9 @@ def compute(run: RunStore | RunSnapshot) -> Quality:
                 quality.guess_reasons[reason.split(": ", 1)[-1]] += 1
             continue
         cell.kept += 1
-        quality.templates.setdefault(candidate.app, Counter())[template(candidate.question)] += 1
+        get_or_make(quality.templates, candidate.app, Counter)[template(candidate.question)] += 1
         locator = where.get((candidate.file_sha, candidate.artifact_id), "")
-        quality.kept.setdefault(key, []).append((candidate, locator))
+        get_or_make(quality.kept, key, list).append((candidate, locator))
     return quality
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from fidelity.core.apps import APPLICATIONS
 from fidelity.core.document import Artifact, Candidate, Decision, Document
+from fidelity.core.mappings import get_or_make
 from fidelity.core.run_snapshot import RunSnapshot
 
 QUESTION_FIELDS = (
@@ -70,14 +71,6 @@ class QuestionTable:
             "artifacts": self.artifacts,
             "questions": self.rows,
         }
-
-
-def tally(counters: dict[str, Counter[str]], key: str) -> Counter[str]:
-    """The counter under `key`, made on first use (setdefault would build one on every call)."""
-    counter = counters.get(key)
-    if counter is None:
-        counter = counters[key] = Counter()
-    return counter
 
 
 def _clip(text: str, limit: int) -> str:
@@ -148,7 +141,7 @@ def collect(run: RunSnapshot, out: Path) -> QuestionTable:
         return artifact_index[key]
 
     def check_row(decision: Decision) -> list[Any]:
-        tally(table.verdicts, decision.check)[decision.verdict] += 1
+        get_or_make(table.verdicts, decision.check, Counter)[decision.verdict] += 1
         return [
             strings(decision.check),
             strings(decision.view),
@@ -179,8 +172,8 @@ def collect(run: RunSnapshot, out: Path) -> QuestionTable:
             ]
         )
         table.statuses[status] += 1
-        tally(table.app_statuses, candidate.app)[status] += 1
-        tally(table.per_file, candidate.file)[status] += 1
+        get_or_make(table.app_statuses, candidate.app, Counter)[status] += 1
+        get_or_make(table.per_file, candidate.file, Counter)[status] += 1
         if rejected_by:
             table.rejected_by[rejected_by] += 1
         option_sets["app"].add(candidate.app)
