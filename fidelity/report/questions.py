@@ -107,6 +107,12 @@ def collect(run: RunSnapshot, out: Path) -> QuestionTable:
     """Every stored candidate of every processed file, whatever its status."""
     strings, files = Strings(), Strings()
     documents = {document.sha256: document for document in run.documents}
+    # (file sha, artifact id) -> the artifact Document.artifact finds (the first with that id).
+    artifacts = {
+        (document.sha256, artifact.id): artifact
+        for document in run.documents
+        for artifact in reversed(document.artifacts)
+    }
     artifact_rows: list[list[Any]] = []
     artifact_index: dict[tuple[str, str], int] = {}
     calls: dict[str, str] = {}
@@ -121,21 +127,17 @@ def collect(run: RunSnapshot, out: Path) -> QuestionTable:
             document = documents.get(candidate.file_sha)
             row: list[Any] = [files(candidate.file), candidate.artifact_id, "", "", "", "", None]
             row += [None, None]
-            if document is not None:
-                try:
-                    artifact = document.artifact(candidate.artifact_id)
-                except KeyError:
-                    artifact = None
-                if artifact is not None:
-                    row[2:] = [
-                        artifact.locator,
-                        artifact.kind,
-                        artifact.modality,
-                        _clip(artifact.text, TEXT_LIMIT),
-                        artifact.html,
-                        artifact.media,
-                        rendered_slide(out, document, artifact),
-                    ]
+            artifact = artifacts.get(key)
+            if document is not None and artifact is not None:
+                row[2:] = [
+                    artifact.locator,
+                    artifact.kind,
+                    artifact.modality,
+                    _clip(artifact.text, TEXT_LIMIT),
+                    artifact.html,
+                    artifact.media,
+                    rendered_slide(out, document, artifact),
+                ]
             artifact_index[key] = len(artifact_rows)
             artifact_rows.append(row)
         return artifact_index[key]
