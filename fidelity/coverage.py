@@ -72,7 +72,11 @@ def record_override(store: RunStore, cells: list[tuple[str, str]], target: int) 
 
 def compute(run: RunStore | RunSnapshot, config: CoverageConfig) -> dict[tuple[str, str], Cell]:
     """Every taxonomy cell (plus any category an extractor used outside it), counted."""
-    snapshot = snapshot_of(run)
+    with snapshot_of(run, decisions=False) as snapshot:
+        return cells_of(snapshot, config)
+
+
+def cells_of(snapshot: RunSnapshot, config: CoverageConfig) -> dict[tuple[str, str], Cell]:
     targets = targets_for(snapshot, config)
     cells = {
         (app, category): Cell(app=app, category=category)
@@ -126,14 +130,15 @@ def below_target(
 
 def markdown(run: RunStore | RunSnapshot, config: CoverageConfig, only_short: bool = False) -> str:
     """`coverage.md`: the matrix with targets and gaps, then per-bucket targets if any."""
-    snapshot = snapshot_of(run)
-    cells = compute(snapshot, config)
+    with snapshot_of(run, decisions=False) as snapshot:
+        cells = cells_of(snapshot, config)
+        mode = snapshot.meta.get("mode", "offline")
     short = below_target(cells)
     shown = short if only_short else list(cells.values())
     lines = [
         "# Coverage (application × category)",
         "",
-        f"Mode: {snapshot.meta.get('mode', 'offline')}. Kept includes unverified candidates. "
+        f"Mode: {mode}. Kept includes unverified candidates. "
         "Unused artifacts: artifacts no stored candidate asks about yet "
         "(`fidelity regen` draws from them first).",
         "",

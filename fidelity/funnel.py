@@ -58,7 +58,11 @@ class Funnel:
 
 
 def compute(run: RunStore | RunSnapshot) -> Funnel:
-    snapshot = snapshot_of(run)
+    with snapshot_of(run) as snapshot:
+        return funnel_of(snapshot)
+
+
+def funnel_of(snapshot: RunSnapshot) -> Funnel:
     funnel = Funnel()
     for candidate, status, rejected_by, _ in snapshot.candidates:
         rows = (

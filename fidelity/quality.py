@@ -77,7 +77,11 @@ class Quality:
 
 
 def compute(run: RunStore | RunSnapshot) -> Quality:
-    snapshot = snapshot_of(run)
+    with snapshot_of(run, decisions=False) as snapshot:
+        return quality_of(snapshot)
+
+
+def quality_of(snapshot: RunSnapshot) -> Quality:
     quality = Quality()
     where = snapshot.locators()
     for candidate, status, rejected_by, reason in snapshot.candidates:

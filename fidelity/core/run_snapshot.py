@@ -34,13 +34,16 @@ class RunSnapshot:
     order they were added), the processed documents, every file, run metadata and model calls."""
 
     candidates: tuple[CandidateRow, ...]
-    decisions: Mapping[str, tuple[Decision, ...]]
+    # None when read without decisions (for readers that never look at them, e.g. coverage).
+    decisions: Mapping[str, tuple[Decision, ...]] | None
     documents: tuple[Document, ...]
     files: tuple[dict[str, Any], ...]
     meta: Mapping[str, Any]
     model_calls: Mapping[str, ModelCallRecord]
 
     def decisions_of(self, candidate_id: str) -> tuple[Decision, ...]:
+        if self.decisions is None:
+            raise LookupError("this snapshot was read without decisions")
         return self.decisions.get(candidate_id, ())
 
     def locators(self) -> dict[tuple[str, str], str]:

@@ -352,13 +352,14 @@ class RunStore:
         }
 
     # the whole run ----------------------------------------------------------
-    def snapshot(self) -> RunSnapshot:
-        """Everything the outputs and the report read, one query per table in one read
-        transaction, so a writer committing meanwhile cannot part candidates from decisions."""
+    def snapshot(self, decisions: bool = True) -> RunSnapshot:
+        """Everything the outputs and the report read (decisions only if asked for), one query
+        per table in one read transaction, so a writer committing meanwhile cannot part
+        candidates from decisions."""
         with self.read_transaction(), collector_paused():
             return RunSnapshot(
                 candidates=tuple(self.candidates()),
-                decisions=self.decisions_by_candidate(),
+                decisions=self.decisions_by_candidate() if decisions else None,
                 documents=tuple(self.documents()),
                 files=tuple(self.files()),
                 meta=self.all_meta(),
@@ -366,9 +367,16 @@ class RunStore:
             )
 
 
-def snapshot_of(run: RunStore | RunSnapshot) -> RunSnapshot:
-    """The snapshot itself, or a snapshot read from the store."""
-    return run if isinstance(run, RunSnapshot) else run.snapshot()
+@contextmanager
+def snapshot_of(run: RunStore | RunSnapshot, decisions: bool = True) -> Iterator[RunSnapshot]:
+    """The snapshot itself, or one read from the store (with decisions if asked for) that lives
+    only inside the block, with the cyclic collector paused: were it enabled while the snapshot
+    lives, its next passes would walk every object the snapshot holds."""
+    if isinstance(run, RunSnapshot):
+        yield run
+        return
+    with collector_paused():
+        yield run.snapshot(decisions)
 
 
 def open_store(out: Path) -> RunStore:

@@ -50,25 +50,27 @@ def asset(env: Environment, name: str) -> Markup:
     return Markup(source)
 
 
-def render(run: RunSnapshot, out: Path, targets: CoverageConfig) -> str:
+def render(run: RunStore | RunSnapshot, out: Path, targets: CoverageConfig) -> str:
+    """The page's HTML (a store is read once, into a snapshot freed on return)."""
     env = environment()
-    table = collect(run, out)
-    return env.get_template("report.html.j2").render(
-        mode=run.meta.get("mode", "offline"),
-        out_name=out.resolve().name,
-        generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        coverage=sections.coverage_section(run, targets),
-        funnel=sections.funnel_section(run, table),
-        files=sections.files_section(run, out, table),
-        usage=sections.usage_section(run, out),
-        options=table.options,
-        total=len(table.rows),
-        statuses=table.statuses.most_common(),
-        page_size=PAGE_SIZE,
-        data=json_island(table.island()),
-        style=asset(env, "report.css"),
-        script=asset(env, "report.js"),
-    )
+    with snapshot_of(run) as snapshot:
+        table = collect(snapshot, out)
+        return env.get_template("report.html.j2").render(
+            mode=snapshot.meta.get("mode", "offline"),
+            out_name=out.resolve().name,
+            generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            coverage=sections.coverage_section(snapshot, targets),
+            funnel=sections.funnel_section(snapshot, table),
+            files=sections.files_section(snapshot, out, table),
+            usage=sections.usage_section(snapshot, out),
+            options=table.options,
+            total=len(table.rows),
+            statuses=table.statuses.most_common(),
+            page_size=PAGE_SIZE,
+            data=json_island(table.island()),
+            style=asset(env, "report.css"),
+            script=asset(env, "report.js"),
+        )
 
 
 def write_report(
@@ -77,8 +79,7 @@ def write_report(
     """Write OUT/report.html (atomically) and return its path."""
     path = out / REPORT_NAME
     tmp = path.with_suffix(".tmp")
-    with collector_paused():
-        page = render(snapshot_of(run), out, targets or CoverageConfig())
-    tmp.write_text(page, encoding="utf-8")
+    with collector_paused():  # until the snapshot and the page's tables are freed
+        tmp.write_text(render(run, out, targets or CoverageConfig()), encoding="utf-8")
     tmp.replace(path)
     return path

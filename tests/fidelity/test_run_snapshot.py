@@ -3,7 +3,10 @@ each candidate's decisions in the order they were added, only processed files' w
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
+
+import pytest
 
 from fidelity.core.document import Candidate, Decision, Document, Probe
 from fidelity.core.store import RunStore, snapshot_of
@@ -91,10 +94,25 @@ def test_unfinished_files_work_stays_out(tmp_path: Path) -> None:
     store.close()
 
 
-def test_snapshot_of_reads_a_store_once_and_passes_a_snapshot_through(tmp_path: Path) -> None:
+def test_a_snapshot_read_without_decisions_refuses_to_guess_them(tmp_path: Path) -> None:
     store = stored_run(tmp_path / "run.sqlite")
-    run = snapshot_of(store)
-    assert snapshot_of(run) is run
-    with store.transaction():
-        assert snapshot_of(store).candidates == run.candidates
+    run = store.snapshot(decisions=False)
+    assert run.candidates == store.snapshot().candidates
+    with pytest.raises(LookupError):
+        run.decisions_of("q0")
+    store.close()
+
+
+def test_snapshot_of_reads_a_store_with_the_collector_paused_and_passes_a_snapshot_through(
+    tmp_path: Path,
+) -> None:
+    store = stored_run(tmp_path / "run.sqlite")
+    run = store.snapshot()
+    with snapshot_of(run) as same:
+        assert same is run
+    assert gc.isenabled()
+    with store.transaction(), snapshot_of(store) as read:
+        assert read.candidates == run.candidates
+        assert not gc.isenabled()
+    assert gc.isenabled()
     store.close()
