@@ -78,13 +78,14 @@ def write_outputs(
     store: RunStore, out: Path, targets: CoverageConfig | None = None
 ) -> dict[str, Any]:
     """Every output file and the report from one snapshot of the run; the build's summary."""
-    with collector_paused():
+    with collector_paused():  # the snapshot is freed before the collector resumes
         return write_run_files(store.snapshot(), out, targets)
 
 
 def write_run_files(
     run: RunSnapshot, out: Path, targets: CoverageConfig | None = None
 ) -> dict[str, Any]:
+    """The output files and the report of one snapshot; the build's summary."""
     mode = run.meta.get("mode", "offline")
     accepted, rejected, incomplete = question_rows(run)
     skipped = [
