@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from fidelity.core.apps import TAXONOMY
 from fidelity.core.config import SIZE_BUCKETS, CoverageConfig
 from fidelity.core.document import KEPT_STATUSES
-from fidelity.core.store import RunStore
+from fidelity.core.mappings import get_or_make
+from fidelity.core.run_snapshot import RunSnapshot
+from fidelity.core.store import RunStore, snapshot_of
 
 OVERRIDES_KEY = "coverage_overrides"
 NO_BUCKET = "unknown"
@@ -45,17 +47,17 @@ class Cell(Tally):
     buckets: dict[str, Tally] = field(default_factory=dict)
 
     def bucket(self, name: str) -> Tally:
-        return self.buckets.setdefault(name, Tally())
+        return get_or_make(self.buckets, name, Tally)
 
 
-def targets_for(store: RunStore, config: CoverageConfig) -> CoverageConfig:
+def targets_for(snapshot: RunSnapshot, config: CoverageConfig) -> CoverageConfig:
     """The configured targets with the ones recorded by `regen --target` on top."""
     merged = CoverageConfig(
         default=config.default,
         targets={app: dict(cells) for app, cells in config.targets.items()},
         bucket_targets=config.bucket_targets,
     )
-    for app, cells in store.meta(OVERRIDES_KEY, {}).items():
+    for app, cells in snapshot.meta.get(OVERRIDES_KEY, {}).items():
         merged.targets.setdefault(app, {}).update(cells)
     return merged
 
@@ -68,9 +70,14 @@ def record_override(store: RunStore, cells: list[tuple[str, str]], target: int) 
     store.set_meta(OVERRIDES_KEY, overrides)
 
 
-def compute(store: RunStore, config: CoverageConfig) -> dict[tuple[str, str], Cell]:
+def compute(run: RunStore | RunSnapshot, config: CoverageConfig) -> dict[tuple[str, str], Cell]:
     """Every taxonomy cell (plus any category an extractor used outside it), counted."""
-    targets = targets_for(store, config)
+    with snapshot_of(run, decisions=False) as snapshot:
+        return cells_of(snapshot, config)
+
+
+def cells_of(snapshot: RunSnapshot, config: CoverageConfig) -> dict[tuple[str, str], Cell]:
+    targets = targets_for(snapshot, config)
     cells = {
         (app, category): Cell(app=app, category=category)
         for app, categories in TAXONOMY.items()
@@ -78,14 +85,14 @@ def compute(store: RunStore, config: CoverageConfig) -> dict[tuple[str, str], Ce
     }
 
     def cell(app: str, category: str) -> Cell:
-        return cells.setdefault((app, category), Cell(app=app, category=category))
+        return get_or_make(cells, (app, category), lambda: Cell(app=app, category=category))
 
     used: set[tuple[str, str]] = set()
-    rows = store.candidates()
+    rows = snapshot.candidates
     for candidate, _, _, _ in rows:
         used.add((candidate.file_sha, candidate.artifact_id))
     buckets: dict[str, str] = {}
-    for document in store.documents():
+    for document in snapshot.documents:
         bucket = document.size.get("bucket") or NO_BUCKET
         buckets[document.sha256] = bucket
         for artifact in document.artifacts:
@@ -121,15 +128,17 @@ def below_target(
     ]
 
 
-def markdown(store: RunStore, config: CoverageConfig, only_short: bool = False) -> str:
+def markdown(run: RunStore | RunSnapshot, config: CoverageConfig, only_short: bool = False) -> str:
     """`coverage.md`: the matrix with targets and gaps, then per-bucket targets if any."""
-    cells = compute(store, config)
+    with snapshot_of(run, decisions=False) as snapshot:
+        cells = cells_of(snapshot, config)
+        mode = snapshot.meta.get("mode", "offline")
     short = below_target(cells)
     shown = short if only_short else list(cells.values())
     lines = [
         "# Coverage (application × category)",
         "",
-        f"Mode: {store.meta('mode', 'offline')}. Kept includes unverified candidates. "
+        f"Mode: {mode}. Kept includes unverified candidates. "
         "Unused artifacts: artifacts no stored candidate asks about yet "
         "(`fidelity regen` draws from them first).",
         "",

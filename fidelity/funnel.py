@@ -13,7 +13,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from fidelity.core.apps import TAXONOMY
-from fidelity.core.store import RunStore
+from fidelity.core.mappings import get_or_make
+from fidelity.core.run_snapshot import RunSnapshot
+from fidelity.core.store import RunStore, snapshot_of
 from filters import answerable, dedup, grading, guessability
 
 STAGES = (guessability.CHECK, "no-context", "ablation", answerable.PREFIX, "grade", "dedup")
@@ -55,13 +57,18 @@ class Funnel:
     leakage_decided: int = 0
 
 
-def compute(store: RunStore) -> Funnel:
+def compute(run: RunStore | RunSnapshot) -> Funnel:
+    with snapshot_of(run) as snapshot:
+        return funnel_of(snapshot)
+
+
+def funnel_of(snapshot: RunSnapshot) -> Funnel:
     funnel = Funnel()
-    for candidate, status, rejected_by, _ in store.candidates():
+    for candidate, status, rejected_by, _ in snapshot.candidates:
         rows = (
             funnel.total,
-            funnel.apps.setdefault(candidate.app, Row()),
-            funnel.cells.setdefault((candidate.app, candidate.category), Row()),
+            get_or_make(funnel.apps, candidate.app, Row),
+            get_or_make(funnel.cells, (candidate.app, candidate.category), Row),
         )
         for row in rows:
             row.candidates += 1
@@ -69,7 +76,7 @@ def compute(store: RunStore) -> Funnel:
                 row.rejected[stage_of(rejected_by)] += 1
             row.unverified += status == "unverified"
             row.incomplete += status == "incomplete"
-        for decision in store.decisions(candidate.id):
+        for decision in snapshot.decisions_of(candidate.id):
             if not decision.check.startswith("ablation:"):
                 continue
             if decision.verdict == "fail":

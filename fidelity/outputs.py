@@ -4,30 +4,29 @@ funnel, quality, report."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from fidelity import coverage, funnel, quality
 from fidelity.core.config import CoverageConfig
-from fidelity.core.document import Candidate
+from fidelity.core.document import Candidate, Decision
+from fidelity.core.gc_pause import collector_paused
+from fidelity.core.run_snapshot import RunSnapshot
 from fidelity.core.store import RunStore
 from fidelity.report import write_report
 
 SAMPLE_NAME = "quality-sample.tsv"
-
-
-def locators(store: RunStore) -> dict[tuple[str, str], str]:
-    """(file sha, artifact id) -> locator for every stored document."""
-    return {
-        (document.sha256, artifact.id): artifact.locator
-        for document in store.documents()
-        for artifact in document.artifacts
-    }
+JsonRow = dict[str, Any]
 
 
 def candidate_row(
-    store: RunStore, candidate: Candidate, status: str, mode: str, locator: str
-) -> dict[str, Any]:
+    candidate: Candidate,
+    decisions: Sequence[Decision],
+    status: str,
+    mode: str,
+    locator: str,
+) -> JsonRow:
     return {
         "id": candidate.id,
         "file": candidate.file,
@@ -43,14 +42,11 @@ def candidate_row(
         "generator_version": candidate.generator_version,
         "mode": mode,
         "status": status,
-        "checks": [
-            decision.model_dump(exclude={"candidate_id"})
-            for decision in store.decisions(candidate.id)
-        ],
+        "checks": [decision.model_dump(exclude={"candidate_id"}) for decision in decisions],
     }
 
 
-def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+def _write_jsonl(path: Path, rows: list[JsonRow]) -> None:
     tmp = path.with_suffix(".tmp")
     with tmp.open("w") as handle:
         for row in rows:
@@ -58,15 +54,15 @@ def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
     tmp.replace(path)
 
 
-def write_outputs(
-    store: RunStore, out: Path, targets: CoverageConfig | None = None
-) -> dict[str, Any]:
-    mode = store.meta("mode", "offline")
+def question_rows(run: RunSnapshot) -> tuple[list[JsonRow], list[JsonRow], list[JsonRow]]:
+    """(accepted, rejected, incomplete) rows of every stored candidate, in the store's order."""
+    mode = run.meta.get("mode", "offline")
     accepted, rejected, incomplete = [], [], []
-    where = locators(store)
-    for candidate, status, rejected_by, reason in store.candidates():
+    where = run.locators()
+    for candidate, status, rejected_by, reason in run.candidates:
         locator = where.get((candidate.file_sha, candidate.artifact_id), "")
-        row = candidate_row(store, candidate, status, mode, locator)
+        decisions = run.decisions_of(candidate.id)
+        row = candidate_row(candidate, decisions, status, mode, locator)
         if status == "rejected":
             row.update(rejected_by=rejected_by, reason=reason)
             rejected.append(row)
@@ -75,6 +71,23 @@ def write_outputs(
             incomplete.append(row)
         else:
             accepted.append(row)
+    return accepted, rejected, incomplete
+
+
+def write_outputs(
+    store: RunStore, out: Path, targets: CoverageConfig | None = None
+) -> dict[str, Any]:
+    """Every output file and the report from one snapshot of the run; the build's summary."""
+    with collector_paused():  # the snapshot is freed before the collector resumes
+        return write_run_files(store.snapshot(), out, targets)
+
+
+def write_run_files(
+    run: RunSnapshot, out: Path, targets: CoverageConfig | None = None
+) -> dict[str, Any]:
+    """The output files and the report of one snapshot; the build's summary."""
+    mode = run.meta.get("mode", "offline")
+    accepted, rejected, incomplete = question_rows(run)
     skipped = [
         {
             "file": entry["path"],
@@ -82,20 +95,20 @@ def write_outputs(
             "reason": entry["reason"],
             **entry["info"],
         }
-        for entry in store.files("skipped")
+        for entry in run.files_with_status("skipped")
     ]
     _write_jsonl(out / "questions.jsonl", accepted)
     _write_jsonl(out / "rejected.jsonl", rejected)
     _write_jsonl(out / "incomplete.jsonl", incomplete)
     _write_jsonl(out / "skipped.jsonl", skipped)
-    (out / "coverage.md").write_text(coverage.markdown(store, targets or CoverageConfig()))
-    counts = funnel.compute(store)
+    (out / "coverage.md").write_text(coverage.markdown(run, targets or CoverageConfig()))
+    counts = funnel.compute(run)
     (out / "funnel.md").write_text(funnel.markdown(counts, mode))
-    graded = quality.compute(store)
+    graded = quality.compute(run)
     sampled = quality.sample(graded)
     (out / SAMPLE_NAME).write_text(quality.sample_tsv(sampled))
     (out / "quality.md").write_text(quality.markdown(graded, SAMPLE_NAME, len(sampled)))
-    write_report(store, out, targets)
+    write_report(run, out, targets)
     return {
         "accepted": len(accepted),
         "unverified": sum(1 for row in accepted if row["status"] == "unverified"),

@@ -17,7 +17,9 @@ from typing import Any
 
 from fidelity.core.apps import TAXONOMY
 from fidelity.core.document import Candidate
-from fidelity.core.store import RunStore
+from fidelity.core.mappings import get_or_make
+from fidelity.core.run_snapshot import RunSnapshot
+from fidelity.core.store import RunStore, snapshot_of
 from filters import answerable, dedup, guessability
 
 SEED = 12
@@ -74,16 +76,17 @@ class Quality:
         return total, len(counts), top / total if total else 0.0
 
 
-def compute(store: RunStore) -> Quality:
+def compute(run: RunStore | RunSnapshot) -> Quality:
+    with snapshot_of(run, decisions=False) as snapshot:
+        return quality_of(snapshot)
+
+
+def quality_of(snapshot: RunSnapshot) -> Quality:
     quality = Quality()
-    where = {
-        (document.sha256, artifact.id): artifact.locator
-        for document in store.documents()
-        for artifact in document.artifacts
-    }
-    for candidate, status, rejected_by, reason in store.candidates():
+    where = snapshot.locators()
+    for candidate, status, rejected_by, reason in snapshot.candidates:
         key = (candidate.app, candidate.category)
-        cell = quality.cells.setdefault(key, Cell())
+        cell = get_or_make(quality.cells, key, Cell)
         cell.candidates += 1
         if status == "rejected":
             check = removed_by(rejected_by, reason)
@@ -93,9 +96,9 @@ def compute(store: RunStore) -> Quality:
                 quality.guess_reasons[reason.split(": ", 1)[-1]] += 1
             continue
         cell.kept += 1
-        quality.templates.setdefault(candidate.app, Counter())[template(candidate.question)] += 1
+        get_or_make(quality.templates, candidate.app, Counter)[template(candidate.question)] += 1
         locator = where.get((candidate.file_sha, candidate.artifact_id), "")
-        quality.kept.setdefault(key, []).append((candidate, locator))
+        get_or_make(quality.kept, key, list).append((candidate, locator))
     return quality
 
 

@@ -15,7 +15,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from pydantic import TypeAdapter
+
 from fidelity.core.document import Candidate, Decision, Document
+from fidelity.core.gc_pause import collector_paused
+from fidelity.core.run_snapshot import CandidateRow, ModelCallRecord, RunSnapshot
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS files (
@@ -63,6 +67,17 @@ CREATE TABLE IF NOT EXISTS meta (
 
 
 STORE_NAME = "run.sqlite"
+CANDIDATE_ROWS = (
+    "SELECT c.body, c.status, c.rejected_by, c.reason FROM candidates c "
+    "JOIN files f ON f.sha256 = c.file_sha WHERE f.status = 'done'"
+)
+CANDIDATE_ORDER = " ORDER BY f.path, c.seq, c.id"
+CANDIDATE_LIST = TypeAdapter(list[Candidate])
+
+
+def parse_candidates(bodies: list[str]) -> list[Candidate]:
+    """Stored candidate bodies validated in one call (much faster than one call each)."""
+    return CANDIDATE_LIST.validate_json("[" + ",".join(bodies) + "]")
 
 
 class RunStore:
@@ -88,6 +103,18 @@ class RunStore:
             self.db.execute("ROLLBACK")
             raise
         self.db.execute("COMMIT")
+
+    @contextmanager
+    def read_transaction(self) -> Iterator[None]:
+        """One consistent view of the store for the reads inside (or the open transaction's)."""
+        if self.db.in_transaction:
+            yield
+            return
+        self.db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self.db.execute("COMMIT")
 
     # files -----------------------------------------------------------------
     def file_status(self, sha256: str) -> str | None:
@@ -186,12 +213,9 @@ class RunStore:
 
     def candidates(
         self, file_sha: str | None = None, status: str | None = None
-    ) -> list[tuple[Candidate, str, str, str]]:
+    ) -> list[CandidateRow]:
         """(candidate, status, rejected_by, reason) of processed files, in stable order."""
-        query = (
-            "SELECT c.body, c.status, c.rejected_by, c.reason FROM candidates c "
-            "JOIN files f ON f.sha256 = c.file_sha WHERE f.status = 'done'"
-        )
+        query = CANDIDATE_ROWS
         args: list[str] = []
         if file_sha:
             query += " AND c.file_sha=?"
@@ -199,10 +223,11 @@ class RunStore:
         if status:
             query += " AND c.status=?"
             args.append(status)
-        query += " ORDER BY f.path, c.seq, c.id"
+        rows = self.db.execute(query + CANDIDATE_ORDER, args).fetchall()
+        candidates = parse_candidates([body for body, _, _, _ in rows])
         return [
-            (Candidate.model_validate_json(body), st, by, reason)
-            for body, st, by, reason in self.db.execute(query, args).fetchall()
+            CandidateRow(candidate, st, by, reason)
+            for candidate, (_, st, by, reason) in zip(candidates, rows, strict=True)
         ]
 
     def add_decision(self, decision: Decision, context_text: str | None = None) -> None:
@@ -236,6 +261,18 @@ class RunStore:
             ).fetchall()
         ]
 
+    def decisions_by_candidate(self) -> dict[str, tuple[Decision, ...]]:
+        """Every decision on a candidate of a processed file, grouped per candidate, in order."""
+        grouped: dict[str, list[Decision]] = {}
+        for candidate_id, body in self.db.execute(
+            "SELECT d.candidate_id, d.body FROM decisions d "
+            "JOIN candidates c ON c.id = d.candidate_id "
+            "JOIN files f ON f.sha256 = c.file_sha WHERE f.status = 'done' "
+            "ORDER BY d.candidate_id, d.seq"
+        ).fetchall():
+            grouped.setdefault(candidate_id, []).append(Decision.model_validate_json(body))
+        return {candidate_id: tuple(found) for candidate_id, found in grouped.items()}
+
     def context(self, context_hash: str) -> str | None:
         row = self.db.execute("SELECT text FROM contexts WHERE hash=?", (context_hash,)).fetchone()
         return row[0] if row else None
@@ -247,6 +284,11 @@ class RunStore:
     def meta(self, key: str, default: Any = None) -> Any:
         row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return json.loads(row[0]) if row else default
+
+    def all_meta(self) -> dict[str, Any]:
+        return {
+            key: json.loads(value) for key, value in self.db.execute("SELECT key, value FROM meta")
+        }
 
     # model calls ------------------------------------------------------------
     def model_call(self, key: str) -> dict[str, Any] | None:
@@ -298,6 +340,43 @@ class RunStore:
             "SELECT stage, model, usage FROM model_calls WHERE response != '' ORDER BY key"
         ).fetchall()
         return [(stage, model, json.loads(usage)) for stage, model, usage in rows]
+
+    def model_call_records(self) -> dict[str, ModelCallRecord]:
+        """Every recorded model call without its request and response, in key order."""
+        rows = self.db.execute(
+            "SELECT key, stage, model, error, response != '', usage FROM model_calls ORDER BY key"
+        ).fetchall()
+        return {
+            key: ModelCallRecord(stage, model, error, bool(answered), json.loads(usage))
+            for key, stage, model, error, answered, usage in rows
+        }
+
+    # the whole run ----------------------------------------------------------
+    def snapshot(self, decisions: bool = True) -> RunSnapshot:
+        """Everything the outputs and the report read (decisions only if asked for), one query
+        per table in one read transaction, so a writer committing meanwhile cannot part
+        candidates from decisions."""
+        with self.read_transaction(), collector_paused():
+            return RunSnapshot(
+                candidates=tuple(self.candidates()),
+                decisions=self.decisions_by_candidate() if decisions else None,
+                documents=tuple(self.documents()),
+                files=tuple(self.files()),
+                meta=self.all_meta(),
+                model_calls=self.model_call_records(),
+            )
+
+
+@contextmanager
+def snapshot_of(run: RunStore | RunSnapshot, decisions: bool = True) -> Iterator[RunSnapshot]:
+    """The snapshot itself, or one read from the store (with decisions if asked for) that lives
+    only inside the block, with the cyclic collector paused: were it enabled while the snapshot
+    lives, its next passes would walk every object the snapshot holds."""
+    if isinstance(run, RunSnapshot):
+        yield run
+        return
+    with collector_paused():
+        yield run.snapshot(decisions)
 
 
 def open_store(out: Path) -> RunStore:

@@ -16,7 +16,8 @@ from typing import Any
 
 from fidelity.core.apps import APPLICATIONS
 from fidelity.core.document import Artifact, Candidate, Decision, Document
-from fidelity.core.store import RunStore
+from fidelity.core.mappings import get_or_make
+from fidelity.core.run_snapshot import RunSnapshot
 
 QUESTION_FIELDS = (
     "id file app category artifact question answer status rejected_by reason checks "
@@ -85,27 +86,33 @@ def rendered_slide(out: Path, document: Document, artifact: Artifact) -> str | N
     return relative if (out / relative).is_file() else None
 
 
-def call_summary(store: RunStore, keys: str | None, cache: dict[str, str]) -> str:
+def call_summary(run: RunSnapshot, keys: str | None, cache: dict[str, str]) -> str:
     """The model calls behind a decision, as `fidelity explain` names them."""
     parts = []
     for key in (keys or "").split(","):
         if not key:
             continue
         if key not in cache:
-            record = store.model_call(key)
+            record = run.model_calls.get(key)
             if record is None:
                 cache[key] = f"{key[:16]} (not recorded)"
             else:
-                state = f"error: {record['error']}" if record["error"] else "recorded"
-                cache[key] = f"{key[:16]} {record['stage']} / {record['model']} ({state})"
+                state = f"error: {record.error}" if record.error else "recorded"
+                cache[key] = f"{key[:16]} {record.stage} / {record.model} ({state})"
         parts.append(cache[key])
     return "; ".join(parts)
 
 
-def collect(store: RunStore, out: Path) -> QuestionTable:
+def collect(run: RunSnapshot, out: Path) -> QuestionTable:
     """Every stored candidate of every processed file, whatever its status."""
     strings, files = Strings(), Strings()
-    documents = {document.sha256: document for document in store.documents()}
+    documents = {document.sha256: document for document in run.documents}
+    # (file sha, artifact id) -> the artifact Document.artifact finds (the first with that id).
+    artifacts = {
+        (document.sha256, artifact.id): artifact
+        for document in run.documents
+        for artifact in reversed(document.artifacts)
+    }
     artifact_rows: list[list[Any]] = []
     artifact_index: dict[tuple[str, str], int] = {}
     calls: dict[str, str] = {}
@@ -120,27 +127,23 @@ def collect(store: RunStore, out: Path) -> QuestionTable:
             document = documents.get(candidate.file_sha)
             row: list[Any] = [files(candidate.file), candidate.artifact_id, "", "", "", "", None]
             row += [None, None]
-            if document is not None:
-                try:
-                    artifact = document.artifact(candidate.artifact_id)
-                except KeyError:
-                    artifact = None
-                if artifact is not None:
-                    row[2:] = [
-                        artifact.locator,
-                        artifact.kind,
-                        artifact.modality,
-                        _clip(artifact.text, TEXT_LIMIT),
-                        artifact.html,
-                        artifact.media,
-                        rendered_slide(out, document, artifact),
-                    ]
+            artifact = artifacts.get(key)
+            if document is not None and artifact is not None:
+                row[2:] = [
+                    artifact.locator,
+                    artifact.kind,
+                    artifact.modality,
+                    _clip(artifact.text, TEXT_LIMIT),
+                    artifact.html,
+                    artifact.media,
+                    rendered_slide(out, document, artifact),
+                ]
             artifact_index[key] = len(artifact_rows)
             artifact_rows.append(row)
         return artifact_index[key]
 
     def check_row(decision: Decision) -> list[Any]:
-        table.verdicts.setdefault(decision.check, Counter())[decision.verdict] += 1
+        get_or_make(table.verdicts, decision.check, Counter)[decision.verdict] += 1
         return [
             strings(decision.check),
             strings(decision.view),
@@ -148,11 +151,11 @@ def collect(store: RunStore, out: Path) -> QuestionTable:
             strings(decision.match),
             strings(decision.reason),
             _clip(decision.answered, ANSWERED_LIMIT),
-            strings(call_summary(store, decision.model_call, calls)),
+            strings(call_summary(run, decision.model_call, calls)),
         ]
 
-    for candidate, status, rejected_by, reason in store.candidates():
-        decisions = store.decisions(candidate.id)
+    for candidate, status, rejected_by, reason in run.candidates:
+        decisions = run.decisions_of(candidate.id)
         table.rows.append(
             [
                 candidate.id,
@@ -171,8 +174,8 @@ def collect(store: RunStore, out: Path) -> QuestionTable:
             ]
         )
         table.statuses[status] += 1
-        table.app_statuses.setdefault(candidate.app, Counter())[status] += 1
-        table.per_file.setdefault(candidate.file, Counter())[status] += 1
+        get_or_make(table.app_statuses, candidate.app, Counter)[status] += 1
+        get_or_make(table.per_file, candidate.file, Counter)[status] += 1
         if rejected_by:
             table.rejected_by[rejected_by] += 1
         option_sets["app"].add(candidate.app)

@@ -16,7 +16,7 @@ from fidelity import coverage, funnel
 from fidelity.core.apps import APPLICATIONS, TAXONOMY
 from fidelity.core.config import SIZE_BUCKETS, CoverageConfig
 from fidelity.core.llm.accounting import USAGE_FILE
-from fidelity.core.store import RunStore
+from fidelity.core.run_snapshot import RunSnapshot
 from fidelity.report.charts import BarChart, Heatmap, bars, heatmap
 from fidelity.report.questions import QuestionTable
 
@@ -94,8 +94,8 @@ def taxonomy_order(item: tuple[tuple[str, str], Any]) -> tuple[int, int, str]:
     )
 
 
-def coverage_section(store: RunStore, targets: CoverageConfig) -> CoverageSection:
-    cells = coverage.compute(store, targets)
+def coverage_section(run: RunSnapshot, targets: CoverageConfig) -> CoverageSection:
+    cells = coverage.compute(run, targets)
     by_app: dict[str, list[coverage.Cell]] = {}
     for cell in cells.values():
         by_app.setdefault(cell.app, []).append(cell)
@@ -133,8 +133,8 @@ def survivors(row: funnel.Row, stages: list[str]) -> list[int]:
     return out
 
 
-def funnel_section(store: RunStore, table: QuestionTable) -> FunnelSection:
-    counts = funnel.compute(store)
+def funnel_section(run: RunSnapshot, table: QuestionTable) -> FunnelSection:
+    counts = funnel.compute(run)
     stages = stages_of(counts)
     charts = [FunnelChart("run", funnel_chart(counts.total, stages), table.statuses.most_common())]
     for app in app_order(set(counts.apps)):
@@ -184,9 +184,9 @@ def file_outcome(record: dict[str, Any], stored: dict[str, Any] | None) -> tuple
     return ("kept", "") if stored["status"] == "done" else (stored["status"], stored["reason"])
 
 
-def files_section(store: RunStore, out: Path, table: QuestionTable) -> FilesSection:
+def files_section(run: RunSnapshot, out: Path, table: QuestionTable) -> FilesSection:
     """corpus.jsonl joined with the store's file states and each file's candidate counts."""
-    stored = {entry["sha256"]: entry for entry in store.files()}
+    stored = {entry["sha256"]: entry for entry in run.files}
     records = _read_jsonl(out / "corpus.jsonl")
     known = {record.get("sha256") for record in records}
     records += [
@@ -243,10 +243,10 @@ def files_section(store: RunStore, out: Path, table: QuestionTable) -> FilesSect
     )
 
 
-def usage_section(store: RunStore, out: Path) -> UsageSection | None:
+def usage_section(run: RunSnapshot, out: Path) -> UsageSection | None:
     """Every recorded model call per stage / model; the last model_usage.json if there is one."""
     totals: dict[str, dict[str, Any]] = {}
-    for stage, model, usage in store.model_call_usage():
+    for stage, model, usage in run.model_call_usage():
         row = totals.setdefault(
             f"{stage} / {model}",
             {"name": f"{stage} / {model}", "calls": 0, "tokens_in": 0, "tokens_out": 0},

@@ -68,7 +68,7 @@ def build_rows(
         task = tasks.get(candidate.id)
         if resolution is None or task is None or not resolution.final:
             continue
-        trail = candidate_row(store, candidate, status, mode, task.locator)
+        trail = candidate_row(candidate, store.decisions(candidate.id), status, mode, task.locator)
         review = _labels(resolution)
         reason = drop_reason(resolution, min_quality)
         if reason:

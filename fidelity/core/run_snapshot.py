@@ -1,0 +1,66 @@
+"""A read-only snapshot of a run: what the outputs and the report read, taken in one pass."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from fidelity.core.document import Candidate, Decision, Document
+
+
+class CandidateRow(NamedTuple):
+    """A stored candidate with its final status, the check that rejected it and why."""
+
+    candidate: Candidate
+    status: str
+    rejected_by: str
+    reason: str
+
+
+class ModelCallRecord(NamedTuple):
+    """A recorded model call without its request and response: what the report names."""
+
+    stage: str
+    model: str
+    error: str
+    answered: bool
+    usage: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RunSnapshot:
+    """Candidates of processed files (in the store's stable order), their decisions (in the
+    order they were added), the processed documents, every file, run metadata and model calls."""
+
+    candidates: tuple[CandidateRow, ...]
+    # None when read without decisions (for readers that never look at them, e.g. coverage).
+    decisions: Mapping[str, tuple[Decision, ...]] | None
+    documents: tuple[Document, ...]
+    files: tuple[dict[str, Any], ...]
+    meta: Mapping[str, Any]
+    model_calls: Mapping[str, ModelCallRecord]
+
+    def decisions_of(self, candidate_id: str) -> tuple[Decision, ...]:
+        if self.decisions is None:
+            raise LookupError("this snapshot was read without decisions")
+        return self.decisions.get(candidate_id, ())
+
+    def locators(self) -> dict[tuple[str, str], str]:
+        """(file sha, artifact id) -> locator for every processed document."""
+        return {
+            (document.sha256, artifact.id): artifact.locator
+            for document in self.documents
+            for artifact in document.artifacts
+        }
+
+    def files_with_status(self, status: str) -> list[dict[str, Any]]:
+        return [entry for entry in self.files if entry["status"] == status]
+
+    def model_call_usage(self) -> list[tuple[str, str, dict[str, Any]]]:
+        """(stage, model, usage) of every recorded call that got a response, in key order."""
+        return [
+            (call.stage, call.model, call.usage)
+            for _, call in sorted(self.model_calls.items())
+            if call.answered
+        ]
