@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from extractors.artifacts import ArtifactMaker
 from extractors.base import ApplicationExtractor, ExtractContext, ExtractionError, Source
-from extractors.gc_pause import collector_paused
 from extractors.media import MediaWriter
 from extractors.ooxml.chart import chart_text, parse_chart
 from extractors.ooxml.props import metadata_artifacts, properties
@@ -35,6 +34,7 @@ from extractors.word.parts import (
     videos,
 )
 from fidelity.core.document import Artifact, Document
+from fidelity.core.gc_pause import collector_paused
 from fidelity.core.hashing import IdMaker
 from fidelity.core.sizes import size_metadata
 from fidelity.core.xmlsafe import Package
