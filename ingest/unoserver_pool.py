@@ -43,6 +43,9 @@ import ctypes, os, signal, subprocess, sys, threading, time
 PR_SET_PDEATHSIG = 1
 libc = ctypes.CDLL(None, use_errno=True)
 build = int(sys.argv.pop(1))
+# A Ray worker starts it with SIGINT blocked, and so blocked unoserver does not exit on
+# SIGTERM (it is killed after the grace period): start from an empty signal mask.
+signal.pthread_sigmask(signal.SIG_SETMASK, [])
 def end_group(*_):
     if os.getppid() != build:
         os.killpg(0, signal.SIGKILL)
@@ -167,12 +170,14 @@ class UnoServer:
         return True
 
     def stop(self, grace: float = 3.0) -> None:
-        """End unoserver and LibreOffice: SIGTERM to the process group, SIGKILL after `grace`
-        seconds (at once when `grace` is 0, for a server that crashed or hung)."""
+        """End unoserver and LibreOffice: SIGTERM to unoserver, which passes it on to
+        LibreOffice, then SIGKILL to the process group after `grace` seconds (at once when
+        `grace` is 0, for a server that crashed or hung). LibreOffice's launcher (oosplash)
+        can deadlock when it gets SIGTERM from the group and from unoserver at once."""
         process, self.process = self.process, None
         if process is not None:
             if grace > 0:
-                _signal_group(process.pid, signal.SIGTERM)
+                process.send_signal(signal.SIGTERM)
                 _signal_group(process.pid, signal.SIGCONT)  # a frozen server must wake to die
                 try:
                     process.wait(grace)  # unoserver closes LibreOffice, then exits
@@ -309,9 +314,14 @@ class Converter:
         self.size = max(self.size, servers)
 
     def close(self) -> None:
+        """Stop every server, all at once: each may take seconds to end its LibreOffice."""
         with self._lock:
-            for server in self._servers:
-                server.stop()
+            # Plain threads: this also runs at exit, when executors take no more work.
+            stopping = [threading.Thread(target=server.stop) for server in self._servers]
+            for thread in stopping:
+                thread.start()
+            for thread in stopping:
+                thread.join()
             self._servers = []
             self._idle = queue.Queue()
 
