@@ -64,9 +64,29 @@ def watch():
         end_group()
         time.sleep(0.5)
 threading.Thread(target=watch, daemon=True).start()
-from unoserver.server import main
+# unoserver gives LibreOffice a fixed 5 s to start (a sleep in its main thread; its server
+# thread then retries the connection anyway): end that wait once LibreOffice listens.
+uno_port = "%04X" % int(sys.argv[sys.argv.index("--uno-port") + 1])
+def uno_listening():
+    with open("/proc/net/tcp") as table:
+        rows = [line.split() for line in table.readlines()[1:]]
+    return any(row[1].endswith(":" + uno_port) and row[3] == "0A" for row in rows)
+class Clock:
+    def __init__(self):
+        self.first = True
+    def __getattr__(self, name):
+        return getattr(time, name)
+    def sleep(self, seconds):
+        if not (self.first and threading.current_thread() is threading.main_thread()):
+            return time.sleep(seconds)
+        self.first = False
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and not uno_listening():
+            time.sleep(0.05)
+import unoserver.server
+unoserver.server.time = Clock()
 sys.argv[0] = "unoserver"
-sys.exit(main())
+sys.exit(unoserver.server.main())
 """
 
 CLIENT_MARGIN = 5.0  # seconds the client waits beyond the conversion timeout
