@@ -65,18 +65,16 @@ def free_port() -> int:
 
 
 def stop_group(pgid: int) -> None:
-    """SIGTERM the cluster's process group, then SIGKILL what is left after a grace period
-    (zombies do not count: nothing here reaps the cluster's daemons)."""
-    for sig, grace in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 5.0)):
-        try:
-            os.killpg(pgid, sig)
-        except ProcessLookupError:
-            return
-        deadline = time.monotonic() + grace
-        while time.monotonic() < deadline:
-            if not _live_members(pgid):
-                return
-            time.sleep(0.2)
+    """SIGKILL the cluster's process group and wait until only zombies are left (nothing here
+    reaps the cluster's daemons). No SIGTERM first: gcs_server and raylet outlive it by
+    seconds, so a grace period only ever delayed the SIGKILL."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + 5.0
+    while _live_members(pgid) and time.monotonic() < deadline:
+        time.sleep(0.1)
 
 
 @pytest.fixture(scope="session")
