@@ -230,13 +230,13 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
 def _live_members(pgid: int) -> list[int]:
     """Processes of the group that are not zombies (which a container's init may never reap)."""
     members = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
+    for pid in filter(str.isdigit, os.listdir("/proc")):  # a glob fails on a process that ends
         try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
         if fields[0] != "Z" and int(fields[2]) == pgid:
-            members.append(int(stat.parent.name))
+            members.append(int(pid))
     return members
 
 
