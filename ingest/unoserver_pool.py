@@ -43,6 +43,9 @@ import ctypes, os, signal, subprocess, sys, threading, time
 PR_SET_PDEATHSIG = 1
 libc = ctypes.CDLL(None, use_errno=True)
 build = int(sys.argv.pop(1))
+# A Ray worker starts it with SIGINT blocked, and so blocked unoserver does not exit on
+# SIGTERM (it is killed after the grace period): start from an empty signal mask.
+signal.pthread_sigmask(signal.SIG_SETMASK, [])
 def end_group(*_):
     if os.getppid() != build:
         os.killpg(0, signal.SIGKILL)
@@ -61,9 +64,29 @@ def watch():
         end_group()
         time.sleep(0.5)
 threading.Thread(target=watch, daemon=True).start()
-from unoserver.server import main
+# unoserver gives LibreOffice a fixed 5 s to start (a sleep in its main thread; its server
+# thread then retries the connection anyway): end that wait once LibreOffice listens.
+uno_port = "%04X" % int(sys.argv[sys.argv.index("--uno-port") + 1])
+def uno_listening():
+    with open("/proc/net/tcp") as table:
+        rows = [line.split() for line in table.readlines()[1:]]
+    return any(row[1].endswith(":" + uno_port) and row[3] == "0A" for row in rows)
+class Clock:
+    def __init__(self):
+        self.first = True
+    def __getattr__(self, name):
+        return getattr(time, name)
+    def sleep(self, seconds):
+        if not (self.first and threading.current_thread() is threading.main_thread()):
+            return time.sleep(seconds)
+        self.first = False
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and not uno_listening():
+            time.sleep(0.05)
+import unoserver.server
+unoserver.server.time = Clock()
 sys.argv[0] = "unoserver"
-sys.exit(main())
+sys.exit(unoserver.server.main())
 """
 
 CLIENT_MARGIN = 5.0  # seconds the client waits beyond the conversion timeout
@@ -167,12 +190,14 @@ class UnoServer:
         return True
 
     def stop(self, grace: float = 3.0) -> None:
-        """End unoserver and LibreOffice: SIGTERM to the process group, SIGKILL after `grace`
-        seconds (at once when `grace` is 0, for a server that crashed or hung)."""
+        """End unoserver and LibreOffice: SIGTERM to unoserver, which passes it on to
+        LibreOffice, then SIGKILL to the process group after `grace` seconds (at once when
+        `grace` is 0, for a server that crashed or hung). LibreOffice's launcher (oosplash)
+        can deadlock when it gets SIGTERM from the group and from unoserver at once."""
         process, self.process = self.process, None
         if process is not None:
             if grace > 0:
-                _signal_group(process.pid, signal.SIGTERM)
+                process.send_signal(signal.SIGTERM)
                 _signal_group(process.pid, signal.SIGCONT)  # a frozen server must wake to die
                 try:
                     process.wait(grace)  # unoserver closes LibreOffice, then exits
@@ -205,13 +230,13 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
 def _live_members(pgid: int) -> list[int]:
     """Processes of the group that are not zombies (which a container's init may never reap)."""
     members = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
+    for pid in filter(str.isdigit, os.listdir("/proc")):  # a glob fails on a process that ends
         try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
         if fields[0] != "Z" and int(fields[2]) == pgid:
-            members.append(int(stat.parent.name))
+            members.append(int(pid))
     return members
 
 
@@ -309,9 +334,14 @@ class Converter:
         self.size = max(self.size, servers)
 
     def close(self) -> None:
+        """Stop every server, all at once: each may take seconds to end its LibreOffice."""
         with self._lock:
-            for server in self._servers:
-                server.stop()
+            # Plain threads: this also runs at exit, when executors take no more work.
+            stopping = [threading.Thread(target=server.stop) for server in self._servers]
+            for thread in stopping:
+                thread.start()
+            for thread in stopping:
+                thread.join()
             self._servers = []
             self._idle = queue.Queue()
 

@@ -9,6 +9,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 import zipfile
 from pathlib import Path
@@ -120,16 +121,8 @@ def _done_files(store: Path) -> int:
         return 0
 
 
-def test_resume_after_kill(corpus: Path, tmp_path: Path) -> None:
-    names = ["memo.docx", "notes.docx", "equations.docx", "Comment015.docx", "Test07.docx"]
-    inputs = word_inputs(corpus, tmp_path / "in", names)
-    reference = tmp_path / "reference"
-    build([inputs], reference, Config())
-
-    out = tmp_path / "killed"
-    command = [sys.executable, "-m", "fidelity.cli", "build", str(inputs), "-o", str(out)]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+def _kill_after_two_files(process: subprocess.Popen[bytes], out: Path) -> None:
+    """SIGKILL the build once it has stored 2 files (or when it ended by itself)."""
     deadline = time.monotonic() + 120
     while _done_files(out / "run.sqlite") < 2 and time.monotonic() < deadline:
         if process.poll() is not None:
@@ -137,6 +130,21 @@ def test_resume_after_kill(corpus: Path, tmp_path: Path) -> None:
         time.sleep(0.05)
     process.send_signal(signal.SIGKILL)
     process.wait()
+
+
+def test_resume_after_kill(corpus: Path, tmp_path: Path) -> None:
+    names = ["memo.docx", "notes.docx", "equations.docx", "Comment015.docx", "Test07.docx"]
+    inputs = word_inputs(corpus, tmp_path / "in", names)
+    reference, out = tmp_path / "reference", tmp_path / "killed"
+    command = [sys.executable, "-m", "fidelity.cli", "build", str(inputs), "-o", str(out)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+    killer = threading.Thread(target=_kill_after_two_files, args=(process, out))
+    killer.start()  # the build to kill runs alongside the reference build
+    try:
+        build([inputs], reference, Config())
+    finally:
+        killer.join()
     stored = _done_files(out / "run.sqlite")
     assert 0 < stored < len(names), "the kill should land mid-run"
 

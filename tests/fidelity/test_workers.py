@@ -150,11 +150,12 @@ def test_builds_killed_at_several_points_then_rerun_match_one_uninterrupted_buil
     for path in INPUTS:
         shutil.copy(path, inputs / path.name)
     reference, out = tmp_path / "reference", tmp_path / "out"
-    assert run_build(inputs, reference, workers=1).wait() == 0
+    uninterrupted = run_build(inputs, reference, workers=1)  # alongside the first two kills
 
     kill_when(run_build(inputs, out, 4), lambda: any((out / "ingest").glob("*.json")))
     already = done_files(out)
     kill_when(run_build(inputs, out, 4), lambda: done_files(out) > already)
+    assert uninterrupted.wait() == 0
     every = done_files(reference)  # the last file stored: de-duplication and outputs follow
     kill_when(run_build(inputs, out, 4), lambda: done_files(out) == every)
     assert run_build(inputs, out, 4).wait() == 0

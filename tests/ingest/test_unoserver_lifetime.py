@@ -64,7 +64,7 @@ def test_a_stalled_start_is_killed_and_replaced(tmp_path: Path) -> None:
         f'exec "{server_python()}" "$@"\n'
     )
     wrapper.chmod(0o755)
-    pool = Converter(root=tmp_path / "profiles", start_timeout=25, python=wrapper)
+    pool = Converter(root=tmp_path / "profiles", start_timeout=10, python=wrapper)
     try:
         pool.start()
         assert pool.restarts == 1 and len(pool.pids) == 1

@@ -17,8 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import openai
-
 from fidelity.core.llm.accounting import usage_of
 from fidelity.core.llm.client import LLMClient
 
@@ -50,6 +48,8 @@ def prefetch(client: LLMClient, produce: Callable[[], object], max_rounds: int =
 
     Returns the number of batches submitted. Stops early when the budget refuses.
     """
+    import openai  # here, not at the top: a build without batch mode skips its 0.3 s import
+
     submitted = 0
     pending = client.store.meta(META_KEY)
     if pending:
