@@ -37,12 +37,20 @@ from ingest.uno_env import LibreOfficeUnavailable, cache_dir, server_python
 # the build is killed with SIGKILL: the kernel sends SIGUSR1 when the build dies (a
 # parent-death signal), a watcher thread checks the parent as a fallback, and either
 # kills the server's whole process group (unoserver, oosplash, soffice.bin) at once.
-# Every process unoserver starts also gets a parent-death SIGKILL of its own.
+# Every process unoserver starts also gets a parent-death SIGKILL of its own. Should the
+# launcher itself be SIGKILLed (a Ray worker SIGKILLs its children as it exits), a watchdog
+# in the group kills the group: soffice.bin, oosplash's child, gets no parent-death signal.
 LAUNCHER = """
-import ctypes, os, signal, subprocess, sys, threading, time
+import ctypes, os, select, signal, subprocess, sys, threading, time
 PR_SET_PDEATHSIG = 1
 libc = ctypes.CDLL(None, use_errno=True)
 build = int(sys.argv.pop(1))
+# The watchdog: a fork (no threads yet, no parent-death signal) that sleeps until the
+# launcher ends, however it ends, then kills the group, so soffice.bin dies with it.
+launcher = os.pidfd_open(os.getpid())
+if os.fork() == 0:
+    select.select([launcher], [], [])
+    os.killpg(0, signal.SIGKILL)
 # A Ray worker starts it with SIGINT blocked, and so blocked unoserver does not exit on
 # SIGTERM (it is killed after the grace period): start from an empty signal mask.
 signal.pthread_sigmask(signal.SIG_SETMASK, [])

@@ -109,3 +109,23 @@ def test_no_libreoffice_even_a_hung_one_outlives_a_build_killed_by_sigkill(tmp_p
         os.kill(owner.pid, signal.SIGKILL)
         owner.wait()
     assert wait_until_gone(pgid, str(root)) == []
+
+
+def test_no_libreoffice_outlives_a_launcher_killed_by_sigkill(tmp_path: Path) -> None:
+    """A Ray worker SIGKILLs its children (the launchers) as it exits while the build lives
+    on: soffice.bin, which no parent-death signal reaches, must still end with its group."""
+    root = tmp_path / "killed-launcher-profiles"
+    pool = Converter(root=root, start_timeout=120)
+    try:
+        pool.start()
+        (pgid,) = pool.pids
+        office = [
+            pid
+            for pid in _live_members(pgid)
+            if "soffice" in Path(f"/proc/{pid}/cmdline").read_text(errors="replace")
+        ]
+        assert office, "LibreOffice runs in the server's process group"
+        os.kill(pgid, signal.SIGKILL)  # the launcher leads its group
+        assert wait_until_gone(pgid, str(root), timeout=10.0) == []
+    finally:
+        pool.close()
