@@ -18,7 +18,13 @@ from PIL import Image
 
 from fidelity.cli import main as cli
 from fidelity.review import formats
-from tests.support.labelstudio_support import LABEL_STUDIO, LabelStudio, chromium_binary, screenshot
+from tests.support.labelstudio_support import (
+    LABEL_STUDIO,
+    LabelStudio,
+    chromium_binary,
+    prepared_data,
+    screenshot,
+)
 from tests.support.review_support import (
     answers,
     build_run,
@@ -45,7 +51,7 @@ JUDGE = {
 def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabelStudio]:
     if not LABEL_STUDIO.is_file():
         pytest.skip(f"Label Studio is not installed at {LABEL_STUDIO} (.ci/run installs it)")
-    server = LabelStudio(tmp_path_factory.mktemp("label-studio"))
+    server = LabelStudio(tmp_path_factory.mktemp("label-studio"), prepared_data())
     try:
         server.wait_ready()
         yield server
