@@ -32,17 +32,22 @@ def corpus() -> Path:
 
 
 @pytest.fixture(scope="session")
-def extracted(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path], Document]:
+def run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The test run's temporary folder that every pytest-xdist worker shares (what one worker
+    makes there under a file lock, the others reuse)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
+def extracted(run_folder: Path) -> Callable[[Path], Document]:
     """The Document of an Office file, extracted once per test run (tests only read it).
 
     Under pytest-xdist the workers share one pickled copy per file, written under a file lock
     by the first worker that asks, in the run's shared temporary folder; media go beside it.
     An ExtractionError raises.
     """
-    shared = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        shared = shared.parent  # the folder every worker's basetemp sits in
-    root = shared / "extracted"
+    root = run_folder / "extracted"
     root.mkdir(exist_ok=True)
     cache: dict[Path, Document] = {}
 

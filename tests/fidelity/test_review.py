@@ -35,8 +35,8 @@ from tests.support.review_support import (
 
 
 @pytest.fixture(scope="module")
-def built(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_run(corpus, tmp_path_factory.mktemp("review"))
+def built(corpus: Path, tmp_path_factory: pytest.TempPathFactory, run_folder: Path) -> Path:
+    return build_run(corpus, tmp_path_factory.mktemp("review"), run_folder)
 
 
 @pytest.fixture

@@ -21,8 +21,8 @@ from tests.support.review_support import FILL, build_run, tasks_of
 
 
 @pytest.fixture(scope="module")
-def built(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_run(corpus, tmp_path_factory.mktemp("review-formats"))
+def built(corpus: Path, tmp_path_factory: pytest.TempPathFactory, run_folder: Path) -> Path:
+    return build_run(corpus, tmp_path_factory.mktemp("review-formats"), run_folder)
 
 
 @pytest.fixture

@@ -17,8 +17,8 @@ OUTPUTS = ("review/labels.jsonl", "dataset.jsonl", "review/dropped.jsonl", "revi
 
 
 @pytest.fixture(scope="module")
-def built(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_run(corpus, tmp_path_factory.mktemp("review-import"))
+def built(corpus: Path, tmp_path_factory: pytest.TempPathFactory, run_folder: Path) -> Path:
+    return build_run(corpus, tmp_path_factory.mktemp("review-import"), run_folder)
 
 
 @pytest.fixture

@@ -20,8 +20,8 @@ from tests.support.review_support import build_run, tasks_of
 
 
 @pytest.fixture(scope="module")
-def built(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_run(corpus, tmp_path_factory.mktemp("review-items"))
+def built(corpus: Path, tmp_path_factory: pytest.TempPathFactory, run_folder: Path) -> Path:
+    return build_run(corpus, tmp_path_factory.mktemp("review-items"), run_folder)
 
 
 @pytest.fixture

@@ -61,10 +61,10 @@ def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabelStudio]:
 
 @pytest.fixture(scope="module")
 def project(
-    studio: LabelStudio, corpus: Path, tmp_path_factory: pytest.TempPathFactory
+    studio: LabelStudio, corpus: Path, tmp_path_factory: pytest.TempPathFactory, run_folder: Path
 ) -> dict[str, Any]:
     """A build exported for Label Studio, its project and tasks, both annotators' answers."""
-    out = build_run(corpus, tmp_path_factory.mktemp("label-studio-run"))
+    out = build_run(corpus, tmp_path_factory.mktemp("label-studio-run"), run_folder)
     assert cli(["review", "export", str(out), "--format", "labelstudio"]) == 0
     folder = out / "review" / "labelstudio"
     created = studio.call(

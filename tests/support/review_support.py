@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import openpyxl
+from filelock import FileLock
 
 from fidelity.core.config import Config
 from fidelity.core.store import open_store
@@ -16,14 +17,20 @@ from fidelity.review.tasks import Task, build_tasks
 FILES = (("word", "memo.docx"), ("powerpoint", "basic.pptx"))
 
 
-def build_run(corpus: Path, base: Path) -> Path:
-    """A build of a Word memo and a PowerPoint deck (with slide renders) under `base/out`."""
-    inputs = base / "in"
-    inputs.mkdir()
-    for folder, name in FILES:
-        shutil.copy(corpus / folder / name, inputs / name)
+def build_run(corpus: Path, base: Path, run_folder: Path) -> Path:
+    """A build of a Word memo and a PowerPoint deck (with slide renders) under `base/out`: a copy
+    of the one build made per test run in `run_folder` (each test module changes its copy)."""
+    made = run_folder / "review-build"
+    with FileLock(f"{made}.lock"):
+        if not (made / "out" / "questions.jsonl").is_file():
+            shutil.rmtree(made, ignore_errors=True)
+            inputs = made / "in"
+            inputs.mkdir(parents=True)
+            for folder, name in FILES:
+                shutil.copy(corpus / folder / name, inputs / name)
+            build([inputs], made / "out", Config())
     out = base / "out"
-    build([inputs], out, Config())
+    shutil.copytree(made / "out", out, symlinks=True)
     return out
 
 
