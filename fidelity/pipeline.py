@@ -23,7 +23,7 @@ from fidelity.core.executor import Executor, TaskResult
 from fidelity.core.llm import LLMClient
 from fidelity.core.llm.batch import prefetch
 from fidelity.core.store import RunStore, open_store
-from fidelity.core.workers import WorkerPool, open_workers
+from fidelity.core.workers import PRELOAD, WorkerPool, open_workers
 from fidelity.filework import FileResult, FileWork, WorkContext, generate_task, process_file_task
 from fidelity.outlock import output_lock
 from fidelity.outputs import write_outputs
@@ -233,6 +233,13 @@ def batch_round(
             documents[record.sha256] = result.value
 
 
+# Preloaded in the build's workers with the libraries: this module, which imports the per-file
+# tasks and all a driver's main module (the CLI) imports, which a new worker imports again
+# before its first task; and the language model ingest's analysis loads. Together about 1.5 s
+# of CPU a worker saves.
+WORKER_PRELOAD = (*PRELOAD, __name__, "ingest.language_model")
+
+
 def worker_pool(
     config: Config, converter: Converter | None, client: LLMClient | None
 ) -> AbstractContextManager[WorkerPool]:
@@ -241,7 +248,7 @@ def worker_pool(
         from fidelity.cluster.pool import open_ray_workers
 
         return open_ray_workers(config, converter, client)
-    return open_workers(config, converter, client)
+    return open_workers(config, converter, client, WORKER_PRELOAD)
 
 
 def build(inputs: Iterable[Path], out: Path, config: Config) -> dict[str, int]:

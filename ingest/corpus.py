@@ -23,7 +23,7 @@ from tqdm import tqdm
 from fidelity.core.config import Config
 from fidelity.core.executor import Failure, failure_of
 from fidelity.core.hashing import file_sha256
-from fidelity.core.workers import WorkerPool, open_workers
+from fidelity.core.workers import PRELOAD, WorkerPool, open_workers
 from ingest.analyze import AnalysisWork, FileRecord, analysis_task, refused_record
 from ingest.curate import curate
 from ingest.discover import discover, refused
@@ -180,7 +180,12 @@ def ingest_corpus(
         converter = shared_converter(settings.servers, settings.conversion_timeout)
     inputs = list(inputs)
     files = discover(inputs)
-    pool = nullcontext(workers) if workers is not None else open_workers(config, converter)
+    preload = (*PRELOAD, "ingest.analyze", "ingest.language_model")
+    pool = (
+        nullcontext(workers)
+        if workers is not None
+        else open_workers(config, converter, None, preload)
+    )
     with pool as opened:
         records = _analyze_all(files, out, settings, opened, progress)
     records += [refused_record(path, reason) for path, reason in refused(inputs).items()]

@@ -3,17 +3,9 @@
 from __future__ import annotations
 
 import re
-from functools import cache
-
-from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
 LETTER_WORD = re.compile(r"[^\W\d_]{2,}")
 SAMPLE_WORDS = 3000
-
-
-@cache
-def _identifier() -> LanguageIdentifier:
-    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
 
 
 def identify(text: str, min_words: int) -> tuple[str, float]:
@@ -25,5 +17,9 @@ def identify(text: str, min_words: int) -> tuple[str, float]:
     words = LETTER_WORD.findall(text)
     if len(words) < min_words:
         return "und", 0.0
-    language, probability = _identifier().classify(" ".join(words[:SAMPLE_WORDS]))
+    # Imported here, on first use: loading the model takes about 0.7 s of CPU, which a
+    # command that identifies no language should not pay (workers have it preloaded).
+    from ingest.language_model import IDENTIFIER
+
+    language, probability = IDENTIFIER.classify(" ".join(words[:SAMPLE_WORDS]))
     return language, round(float(probability), 4)

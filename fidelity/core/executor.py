@@ -21,13 +21,14 @@ import os
 import resource
 import shutil
 import signal
+import sys
 import tempfile
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
-from multiprocessing import get_context
+from multiprocessing import forkserver, get_context
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -175,6 +176,26 @@ def in_input_order(
         yield collect(head, pending)
 
 
+def start_forkserver(preload: Sequence[str]) -> None:
+    """Start this process's forkserver with the `preload` modules imported, so each worker forked
+    from it starts with them (only the first start in a process applies).
+
+    Python 3.11's forkserver is handed the driver's sys.path but does not apply it (3.12 does), so
+    it is started with that path in PYTHONPATH: project modules preload from the copy the driver
+    runs, not from another one installed.
+    """
+    forkserver.set_forkserver_preload(list(preload))
+    previous = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(entry for entry in sys.path if os.path.isdir(entry))
+    try:
+        forkserver.ensure_running()
+    finally:
+        if previous is None:
+            del os.environ["PYTHONPATH"]
+        else:
+            os.environ["PYTHONPATH"] = previous
+
+
 class ProcessExecutor:
     """`workers` pebble worker processes with a per-item timeout and a per-worker memory cap."""
 
@@ -193,7 +214,7 @@ class ProcessExecutor:
         self.in_flight = in_flight or 4 * self.workers  # slack behind a slow file
         self.marks = Path(tempfile.mkdtemp(prefix="fidelity-stages-"))
         context = get_context("forkserver")
-        context.set_forkserver_preload(list(preload))
+        start_forkserver(preload)
         self.pool = ProcessPool(
             max_workers=self.workers,
             initializer=limit_worker,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -13,8 +13,7 @@ from fidelity.core.llm import LLMClient
 from fidelity.core.services import Converter, Endpoint, ServiceHost
 
 # Libraries the per-file tasks import, loaded once by the forkserver so that a new worker
-# starts with them. Only installed libraries: Python 3.11's forkserver imports with its
-# own sys.path (not the driver's), which may find another copy of this project.
+# starts with them; a caller adds its own task modules.
 PRELOAD = ("lxml.etree", "numpy", "py3langid", "pydantic", "PIL.Image", "openpyxl", "pypandoc")
 
 
@@ -32,15 +31,19 @@ class WorkerPool:
 
 @contextmanager
 def open_workers(
-    config: Config, converter: Converter | None, client: LLMClient | None = None
+    config: Config,
+    converter: Converter | None,
+    client: LLMClient | None = None,
+    preload: Sequence[str] = PRELOAD,
 ) -> Iterator[WorkerPool]:
-    """`config.workers` isolated workers (per-file timeout, memory cap) and the services host."""
+    """`config.workers` isolated workers (per-file timeout, memory cap) and the services host;
+    the workers start with the `preload` modules imported."""
     with ServiceHost(converter, client) as host:
         executor = ProcessExecutor(
             worker_count(config),
             config.file_timeout,
             config.worker_memory_bytes,
-            preload=PRELOAD,
+            preload=preload,
         )
         try:
             yield WorkerPool(executor, host.endpoint)
