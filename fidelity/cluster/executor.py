@@ -187,6 +187,8 @@ class RayExecutor:
         overdue = set(ray.get(self.board.overdue.remote(self.timeout)))
         for submitted in running:
             if submitted.key in overdue and submitted.ref is not None and not submitted.timed_out:
+                if ray.wait([submitted.ref], timeout=0)[0]:
+                    continue  # it ended (a crash Ray reported late, say): that outcome stands
                 submitted.timed_out = True
                 ray.cancel(submitted.ref, force=True)
 

@@ -156,7 +156,8 @@ def well_behaved_or_not(item: int, progress: Progress) -> int:
 
 
 def test_a_crashing_hanging_or_greedy_task_is_one_failed_item(ray_address):
-    config = Config(executor="ray", ray_address=ray_address, file_timeout=2)
+    # The limit leaves Ray time to report the crashed worker even on a loaded machine.
+    config = Config(executor="ray", ray_address=ray_address, file_timeout=4)
     config.worker_memory = "256MB"
     with open_ray_workers(config, None) as pool:
         results = list(pool.executor.map(well_behaved_or_not, range(6)))
