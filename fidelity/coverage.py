@@ -73,7 +73,7 @@ def record_override(store: RunStore, cells: list[tuple[str, str]], target: int) 
 def compute(run: RunStore | RunSnapshot, config: CoverageConfig) -> dict[tuple[str, str], Cell]:
     """Every taxonomy cell (plus any category an extractor used outside it), counted."""
     with snapshot_of(run, decisions=False) as snapshot:
-        return cells_of(snapshot, config)
+        return snapshot.derived((cells_of, repr(config)), lambda: cells_of(snapshot, config))
 
 
 def cells_of(snapshot: RunSnapshot, config: CoverageConfig) -> dict[tuple[str, str], Cell]:
@@ -131,7 +131,7 @@ def below_target(
 def markdown(run: RunStore | RunSnapshot, config: CoverageConfig, only_short: bool = False) -> str:
     """`coverage.md`: the matrix with targets and gaps, then per-bucket targets if any."""
     with snapshot_of(run, decisions=False) as snapshot:
-        cells = cells_of(snapshot, config)
+        cells = compute(snapshot, config)
         mode = snapshot.meta.get("mode", "offline")
     short = below_target(cells)
     shown = short if only_short else list(cells.values())

@@ -59,7 +59,7 @@ class Funnel:
 
 def compute(run: RunStore | RunSnapshot) -> Funnel:
     with snapshot_of(run) as snapshot:
-        return funnel_of(snapshot)
+        return snapshot.derived(funnel_of, lambda: funnel_of(snapshot))
 
 
 def funnel_of(snapshot: RunSnapshot) -> Funnel:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, TypeVar
 
 from fidelity.core.document import Candidate, Decision, Document
+
+T = TypeVar("T")
 
 
 class CandidateRow(NamedTuple):
@@ -40,6 +42,15 @@ class RunSnapshot:
     files: tuple[dict[str, Any], ...]
     meta: Mapping[str, Any]
     model_calls: Mapping[str, ModelCallRecord]
+    # Tallies made from this snapshot, by key (see `derived`).
+    _derived: dict[Hashable, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def derived(self, key: Hashable, make: Callable[[], T]) -> T:
+        """`make()`, made once per snapshot under `key`: the output files and the report read
+        the same funnel and coverage tallies (each a full pass over the candidates)."""
+        if key not in self._derived:
+            self._derived[key] = make()
+        return self._derived[key]
 
     def decisions_of(self, candidate_id: str) -> tuple[Decision, ...]:
         if self.decisions is None:
