@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from lxml import html as lxml_html
@@ -40,8 +41,6 @@ CHROMIUM_FLAGS = (
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
-    "--enable-logging=stderr",
-    "--v=0",
 )
 HTML_PARSER = lxml_html.HTMLParser(huge_tree=True)
 
@@ -63,29 +62,41 @@ def page_of(path: Path) -> lxml_html.HtmlElement:
     return lxml_html.parse(str(path), HTML_PARSER).getroot()
 
 
-def chromium(url: str, profile: Path, *flags: str, timeout: float = 180) -> tuple[str, str]:
-    """Run headless chromium once with a fresh profile; (stdout, stderr)."""
-    assert CHROMIUM is not None
-    result = subprocess.run(
-        [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *flags, url],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    return result.stdout, result.stderr
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless Debian chromium for the module's pages, driven through Playwright (a
+    launch costs more CPU than loading a page)."""
+    if CHROMIUM is None:
+        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (test extra) absent")
+    with sync_api.sync_playwright() as driver:
+        launched = driver.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_FLAGS[1:]))
+        try:
+            yield launched
+        finally:
+            launched.close()
 
 
-def console_messages(stderr: str) -> list[str]:
-    """Anything the page wrote to the console (the report writes nothing when all is well)."""
-    return [line for line in stderr.splitlines() if ":CONSOLE" in line or "Uncaught" in line]
+def open_page(browser: Any, path: Path, fragment: str = "", **options: Any) -> tuple[Any, list]:
+    """A new tab showing the page at `path` once loaded, and what it logged or threw (the
+    report writes nothing to the console when all is well)."""
+    page = browser.new_page(**options)
+    problems: list[str] = []
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.on("console", lambda message: problems.append(message.text))
+    page.goto(path.resolve().as_uri() + fragment)
+    return page, problems
 
 
-def dump_dom(path: Path, profile: Path, fragment: str = "") -> lxml_html.HtmlElement:
-    stdout, stderr = chromium(path.resolve().as_uri() + fragment, profile, "--dump-dom")
-    assert console_messages(stderr) == []
-    return lxml_html.fromstring(stdout)
+def dump_dom(browser: Any, path: Path, fragment: str = "") -> lxml_html.HtmlElement:
+    """The page's DOM after its scripts ran."""
+    page, problems = open_page(browser, path, fragment)
+    try:
+        dom = lxml_html.fromstring(page.content(), parser=HTML_PARSER)
+    finally:
+        page.close()
+    assert problems == []
+    return dom
 
 
 def test_the_build_writes_the_report_with_every_candidate(run: Path) -> None:
@@ -220,8 +231,8 @@ def test_new_checks_and_statuses_appear_without_code_changes(tmp_path: Path) -> 
 
 @pytest.mark.browser
 @needs_chromium
-def test_page_runs_in_chromium_with_charts_and_rows(run: Path, tmp_path: Path) -> None:
-    dom = dump_dom(run / REPORT_NAME, tmp_path / "profile")
+def test_page_runs_in_chromium_with_charts_and_rows(run: Path, browser: Any) -> None:
+    dom = dump_dom(browser, run / REPORT_NAME)
     assert len(dom.xpath('//svg[@class="heatmap"]')) == 3
     assert dom.xpath('//svg[contains(@class, "funnel")]//g[contains(@class, "bar")]')
     rows = dom.xpath('//tr[@class="q-row"]')
@@ -232,9 +243,9 @@ def test_page_runs_in_chromium_with_charts_and_rows(run: Path, tmp_path: Path) -
 
 @pytest.mark.browser
 @needs_chromium
-def test_filtering_by_category_in_chromium_changes_the_rows(run: Path, tmp_path: Path) -> None:
-    everything = dump_dom(run / REPORT_NAME, tmp_path / "all")
-    tables = dump_dom(run / REPORT_NAME, tmp_path / "table", "#category=Table")
+def test_filtering_by_category_in_chromium_changes_the_rows(run: Path, browser: Any) -> None:
+    everything = dump_dom(browser, run / REPORT_NAME)
+    tables = dump_dom(browser, run / REPORT_NAME, "#category=Table")
     all_rows = everything.xpath('//tr[@class="q-row"]/@data-category')
     table_rows = tables.xpath('//tr[@class="q-row"]/@data-category')
     assert table_rows and set(table_rows) == {"Table"} and len(set(all_rows)) > 1
@@ -247,7 +258,7 @@ def test_filtering_by_category_in_chromium_changes_the_rows(run: Path, tmp_path:
 
 @pytest.mark.browser
 @needs_chromium
-def test_opened_row_shows_evidence_and_every_check(run: Path, tmp_path: Path) -> None:
+def test_opened_row_shows_evidence_and_every_check(run: Path, browser: Any) -> None:
     data = island(run / REPORT_NAME)
     fields = data["fields"]["question"]
     html_at = data["fields"]["artifact"].index("html")
@@ -255,7 +266,7 @@ def test_opened_row_shows_evidence_and_every_check(run: Path, tmp_path: Path) ->
         r for r in data["questions"] if data["artifacts"][r[fields.index("artifact")]][html_at]
     )
     ident = row[fields.index("id")]
-    dom = dump_dom(run / REPORT_NAME, tmp_path / "profile", f"#q={ident}&open={ident}")
+    dom = dump_dom(browser, run / REPORT_NAME, f"#q={ident}&open={ident}")
     (detail,) = dom.xpath('//tr[@class="q-detail"]')
     checks = detail.xpath('.//table[contains(@class, "checks")]//tr[td]')
     assert len(checks) == len(row[fields.index("checks")])
@@ -266,16 +277,14 @@ def test_opened_row_shows_evidence_and_every_check(run: Path, tmp_path: Path) ->
 
 @pytest.mark.browser
 @needs_chromium
-def test_screenshot_is_not_blank(run: Path, tmp_path: Path) -> None:
+def test_screenshot_is_not_blank(run: Path, browser: Any, tmp_path: Path) -> None:
     shot = tmp_path / "shot.png"
-    _, stderr = chromium(
-        (run / REPORT_NAME).resolve().as_uri(),
-        tmp_path / "profile",
-        "--hide-scrollbars",
-        "--window-size=1280,1600",
-        f"--screenshot={shot}",
-    )
-    assert console_messages(stderr) == []
+    page, problems = open_page(browser, run / REPORT_NAME, viewport={"width": 1280, "height": 1600})
+    try:
+        page.screenshot(path=str(shot))
+    finally:
+        page.close()
+    assert problems == []
     image = Image.open(shot).convert("RGB")
     colours = image.getcolors(maxcolors=1 << 20)
     assert colours is not None and len(colours) > 50
@@ -284,7 +293,9 @@ def test_screenshot_is_not_blank(run: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.browser
-def test_hundred_thousand_questions_write_an_island_and_one_page(tmp_path: Path) -> None:
+def test_hundred_thousand_questions_write_an_island_and_one_page(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     store = synthetic_store(tmp_path / "run.sqlite", 100_000)
     try:
         write_report(store, tmp_path)
@@ -296,7 +307,7 @@ def test_hundred_thousand_questions_write_an_island_and_one_page(tmp_path: Path)
     assert page.xpath('//tbody[@id="question-rows"]/tr') == []
     if CHROMIUM is None:
         pytest.skip("chromium absent: the rendered page was not checked")
-    dom = dump_dom(tmp_path / REPORT_NAME, tmp_path / "profile")
+    dom = dump_dom(request.getfixturevalue("browser"), tmp_path / REPORT_NAME)
     assert len(dom.xpath('//tr[@class="q-row"]')) == PAGE_SIZE
     assert dom.xpath('string(//*[@id="page-info"])') == f"page 1 of {100_000 // PAGE_SIZE}"
     assert dom.xpath('string(//*[@id="question-count"])') == "100000 of 100000 candidates match"
@@ -343,8 +354,9 @@ def test_model_run_shows_usage_and_the_calls_behind_each_check(
 
 @pytest.mark.browser
 @needs_chromium
-def test_clicking_tiles_searching_paging_and_opening_rows(run: Path) -> None:
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (test extra) absent")
+def test_clicking_tiles_searching_paging_and_opening_rows(run: Path, browser: Any) -> None:
+    from playwright.sync_api import expect
+
     store = RunStore(run / "run.sqlite")
     try:
         cells = funnel.compute(store).cells
@@ -356,48 +368,39 @@ def test_clicking_tiles_searching_paging_and_opening_rows(run: Path) -> None:
         ]
     finally:
         store.close()
-    problems: list[str] = []
-    expect = sync_api.expect
-    with sync_api.sync_playwright() as driver:
-        browser = driver.chromium.launch(
-            executable_path=CHROMIUM, args=[flag for flag in CHROMIUM_FLAGS[1:8]]
-        )
-        try:
-            page = browser.new_page()
-            page.on("pageerror", lambda error: problems.append(str(error)))
-            page.on("console", lambda message: problems.append(message.text))
-            page.goto((run / REPORT_NAME).resolve().as_uri())
-            rows = page.locator("tr.q-row")
-            assert rows.count() == PAGE_SIZE
-            page.click("text=next ›")
-            assert page.text_content("#page-info").startswith("page 2 of ")
-            page.locator('#heatmap-word g[data-category="Table"] rect').first.click()
-            assert "category=Table" in page.url
-            assert rows.count() == cells[("word", "Table")].candidates
-            assert set(rows.evaluate_all("rs => rs.map(r => r.dataset.category)")) == {"Table"}
-            page.fill("#filter-q", "Uranus")
-            expect(rows).to_have_count(len(uranus))
-            assert uranus and rows.first.get_attribute("data-id") in uranus
-            rows.first.click()
-            detail = page.locator("tr.q-detail")
-            assert detail.locator("table.checks tr td").count() > 0
-            assert detail.locator("iframe.evidence-table").count() == 1
-            rows.first.click()
-            assert detail.count() == 0
-            page.click("#filter-reset")
-            expect(rows).to_have_count(PAGE_SIZE)
-            page.goto((run / REPORT_NAME).resolve().as_uri() + "#q=slide&open=")
-            page.locator("tr.q-row").first.click()
-            picture = page.locator("tr.q-detail figure.evidence-picture img").first
-            picture.scroll_into_view_if_needed()
-            expect(picture).to_have_js_property("complete", True)
-            assert picture.evaluate("img => img.naturalWidth") > 0
-        finally:
-            browser.close()
+    page, problems = open_page(browser, run / REPORT_NAME)
+    try:
+        rows = page.locator("tr.q-row")
+        assert rows.count() == PAGE_SIZE
+        page.click("text=next ›")
+        assert page.text_content("#page-info").startswith("page 2 of ")
+        page.locator('#heatmap-word g[data-category="Table"] rect').first.click()
+        assert "category=Table" in page.url
+        assert rows.count() == cells[("word", "Table")].candidates
+        assert set(rows.evaluate_all("rs => rs.map(r => r.dataset.category)")) == {"Table"}
+        page.fill("#filter-q", "Uranus")
+        expect(rows).to_have_count(len(uranus))
+        assert uranus and rows.first.get_attribute("data-id") in uranus
+        rows.first.click()
+        detail = page.locator("tr.q-detail")
+        assert detail.locator("table.checks tr td").count() > 0
+        assert detail.locator("iframe.evidence-table").count() == 1
+        rows.first.click()
+        assert detail.count() == 0
+        page.click("#filter-reset")
+        expect(rows).to_have_count(PAGE_SIZE)
+        page.goto((run / REPORT_NAME).resolve().as_uri() + "#q=slide&open=")
+        page.locator("tr.q-row").first.click()
+        picture = page.locator("tr.q-detail figure.evidence-picture img").first
+        picture.scroll_into_view_if_needed()
+        expect(picture).to_have_js_property("complete", True)
+        assert picture.evaluate("img => img.naturalWidth") > 0
+    finally:
+        page.close()
     assert problems == []
 
 
-def test_an_empty_run_still_gets_a_page(tmp_path: Path) -> None:
+def test_an_empty_run_still_gets_a_page(tmp_path: Path, request: pytest.FixtureRequest) -> None:
     store = RunStore(tmp_path / "run.sqlite")
     try:
         write_report(store, tmp_path)
@@ -405,6 +408,6 @@ def test_an_empty_run_still_gets_a_page(tmp_path: Path) -> None:
         store.close()
     assert island(tmp_path / REPORT_NAME)["questions"] == []
     if CHROMIUM is not None:
-        dom = dump_dom(tmp_path / REPORT_NAME, tmp_path / "profile")
+        dom = dump_dom(request.getfixturevalue("browser"), tmp_path / REPORT_NAME)
         assert dom.xpath('string(//*[@id="question-count"])') == "0 of 0 candidates match"
         assert dom.xpath('//tr[@class="q-empty"]')
