@@ -14,7 +14,7 @@ build-fidelity: setup
 	$(PYTHON) -m fidelity.cli build $(INPUT) -o $(OUT)
 
 test: setup
-	$(PYTHON) -m pytest -n 4 --dist loadfile
+	$(PYTHON) -m pytest -n 4 --dist loadfile --no-loadscope-reorder
 
 lint: setup
 	.venv/bin/ruff check . && .venv/bin/ruff format --check .

@@ -17,6 +17,22 @@ from fidelity.pipeline import RAISE_EXTRACTION_ERRORS
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
+# Test modules that take tens of seconds each on 2 cores (`--durations`), longest first.
+# `make test` hands whole modules to the xdist workers in collection order
+# (--no-loadscope-reorder), so these start first and the workers finish together.
+LONG_MODULES = (
+    "tests/fidelity/test_ray_executor.py",
+    "tests/fidelity/test_report.py",
+    "tests/generators/test_rules_wording.py",
+    "tests/ingest/test_ingest_convert.py",
+    "tests/fidelity/test_hostile_build.py",
+    "tests/generators/test_llm_generators_pipeline.py",
+    "tests/fidelity/test_workers.py",
+    "tests/fidelity/test_review_labelstudio.py",
+    "tests/fidelity/test_pipeline.py",
+    "tests/ingest/test_unoserver_lifetime.py",
+    "tests/fidelity/test_model_faults.py",
+)
 APP_OF_SUFFIX = {
     **dict.fromkeys((".docx", ".docm", ".dotx"), "word"),
     **dict.fromkeys((".xlsx", ".xlsm", ".xltx"), "excel"),
@@ -76,6 +92,12 @@ def extracted(run_folder: Path) -> Callable[[Path], Document]:
 def typical(corpus: Path, extracted: Callable[[Path], Document]) -> Document:
     """The shared corpus's typical deck (tables, notes, layouts), extracted once."""
     return extracted(corpus / "powerpoint" / "typical.pptx")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long modules first, in LONG_MODULES order; the rest keep their order."""
+    rank = {module: place for place, module in enumerate(LONG_MODULES)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
