@@ -286,22 +286,21 @@ def _column_after(refs: list[str], col_number: int) -> int:
 class _RowReader:
     """Reads the rows of one sheet into its SheetData.
 
-    Each distinct (type, cached text) of a cell is decoded once and each distinct
-    (type, cached text, style) formatted once: sheets repeat their strings, numbers
-    and styles, and decoding and formatting cost more than the look-up.
+    Each distinct (type, cached text, style) of a cell is decoded once and formatted
+    once: sheets repeat their strings, numbers and styles, and decoding and formatting
+    cost more than the look-up. The usual cell (one v child) is read without a scan
+    of its children.
     """
 
     def __init__(self, workbook: Workbook, display: CellDisplay) -> None:
         self.workbook = workbook
         self.display = display
         self.shared = _SharedFormulas()
-        self.decoded: dict[tuple[str, str | None], tuple[object, bool]] = {}
-        self.shown: dict[tuple[str, str | None, str | None], str] = {}
+        # (type, cached text, s attribute) -> [value, is_error, style, shown or None]
+        self.known: dict[tuple[str, str | None, str | None], list] = {}
 
     def read(self, element, data: SheetData) -> None:
         """One row element into `data` (counted only once past the rendering cap)."""
-        workbook, display, shared = self.workbook, self.display, self.shared
-        decoded, shown_of = self.decoded, self.shown
         data.rows_seen += 1
         try:
             row_number = int(element.get("r", "0")) or data.max_row + 1
@@ -310,6 +309,9 @@ class _RowReader:
         if data.truncated_at_row is not None and row_number > data.truncated_at_row:
             _count_row(element, data, row_number)
             return
+        workbook, display, shared, known = self.workbook, self.display, self.shared, self.known
+        cells = data.cells
+        v_tag = element.tag[:-3] + "v"  # the v of the row's namespace
         col_number = 0
         # references of skipped cells, parsed only if a later cell needs them
         unplaced: list[str] = []
@@ -318,7 +320,8 @@ class _RowReader:
             if (tag[tag.rfind("}") + 1 :] if isinstance(tag, str) else local(cell_element)) != "c":
                 continue
             ref = cell_element.get("r")
-            if not len(cell_element):  # no v, is or f: nothing to keep, only its place counts
+            children = len(cell_element)
+            if not children:  # no v, is or f: nothing to keep, only its place counts
                 unplaced.append(ref or "")
                 continue
             position = _position(ref)
@@ -327,24 +330,27 @@ class _RowReader:
             row, col = position
             unplaced.clear()
             col_number = col
-            v, formula_element, inline = _parts(cell_element)
+            if children == 1 and (only := cell_element[0]).tag == v_tag:
+                v, formula_element, inline = only, None, None
+            else:
+                v, formula_element, inline = _parts(cell_element)
             formula, formula_type = (
                 shared.resolve(formula_element, row, col)
                 if formula_element is not None
                 else NO_FORMULA
             )
             kind = cell_element.get("t", "n")
-            style_index = cell_element.get("s")
             if v is None or kind == "inlineStr":
                 value, error = _value(v, inline, kind, workbook)
-                key = None
+                entry = None
             else:
-                text = v.text
-                known = decoded.get((kind, text))
-                if known is None:
-                    known = decoded[(kind, text)] = _value(v, inline, kind, workbook)
-                value, error = known
-                key = (kind, text, style_index)
+                key = (kind, v.text, cell_element.get("s"))
+                entry = known.get(key)
+                if entry is None:
+                    value, error = _value(v, inline, kind, workbook)
+                    entry = known[key] = [value, error, _style(key[2]), None]
+                else:
+                    value, error = entry[0], entry[1]
             if formula is None and (value is None or value == ""):
                 continue
             data.cells_seen += 1
@@ -354,22 +360,18 @@ class _RowReader:
                 data.max_row = row
             if col > data.max_col:
                 data.max_col = col
-            if data.truncated_at_row is None and (row > MAX_ROWS or len(data.cells) >= MAX_CELLS):
+            if data.truncated_at_row is None and (row > MAX_ROWS or len(cells) >= MAX_CELLS):
                 data.truncated_at_row = row
             if data.truncated_at_row is not None and row >= data.truncated_at_row:
                 continue
-            style = _style(style_index)
-            if value is None:
-                shown = ""
-            elif key is None:
-                shown = display(value, style)
+            if entry is None:
+                style = _style(cell_element.get("s"))
+                shown = "" if value is None else display(value, style)
             else:
-                shown = shown_of.get(key)
+                style, shown = entry[2], entry[3]
                 if shown is None:
-                    shown = shown_of[key] = display(value, style)
-            data.cells[(row, col)] = Cell(
-                row, col, value, shown, formula, formula_type, style, error
-            )
+                    shown = entry[3] = display(value, style)
+            cells[(row, col)] = Cell(row, col, value, shown, formula, formula_type, style, error)
 
 
 def _count_row(element, data: SheetData, row_number: int) -> None:
