@@ -201,10 +201,10 @@ class _SharedFormulas:
     ) -> tuple[str | None, str | None]:
         if formula is None:
             return None, None
-        ref = cell_ref(row, col)
         kind = formula.get("t", "normal")
         text = formula.text or ""
         if kind == "shared":
+            ref = cell_ref(row, col)
             index = formula.get("si", "")
             if text:
                 self.masters[index] = (text, ref)
@@ -311,13 +311,16 @@ class _RowReader:
             return
         workbook, display, shared, known = self.workbook, self.display, self.shared, self.known
         cells = data.cells
-        v_tag = element.tag[:-3] + "v"  # the v of the row's namespace
+        namespace = element.tag[:-3]  # the row's, which its c and v elements share
+        c_tag, v_tag = namespace + "c", namespace + "v"
         col_number = 0
         # references of skipped cells, parsed only if a later cell needs them
         unplaced: list[str] = []
         for cell_element in element:
             tag = cell_element.tag
-            if (tag[tag.rfind("}") + 1 :] if isinstance(tag, str) else local(cell_element)) != "c":
+            if tag != c_tag and (
+                (tag[tag.rfind("}") + 1 :] if isinstance(tag, str) else local(cell_element)) != "c"
+            ):
                 continue
             ref = cell_element.get("r")
             children = len(cell_element)
