@@ -31,6 +31,7 @@ class WorkbookState:
     body: list[str]
     data: dict[str, SheetData]
     formulas: dict[tuple[str, str], Artifact]
+    tables_of: dict[str, list[dict[str, Any]]]  # the tables of each worksheet part, read once
     table_names: set[str]
     names_by_lower: dict[str, str]
     people: dict[str, str]
