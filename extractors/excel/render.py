@@ -47,7 +47,10 @@ class CellRenderer:
         for row, col in cells:
             self.columns_of_row.setdefault(row, []).append(col)
         self.style_cues: dict[int, list[str]] = {}
-        fonts = Counter(style_of(cell.style).font_color for cell in cells.values())
+        self.emphasis: dict[int, str] = {}  # the Markdown mark of each style index met
+        fonts: Counter[str | None] = Counter()  # counted per style: a sheet has few
+        for style, count in Counter(cell.style for cell in cells.values()).items():
+            fonts[style_of(style).font_color] += count
         self.usual_font = fonts.most_common(1)[0][0] if fonts else None
         self.covered = {
             (row, col)
@@ -64,15 +67,23 @@ class CellRenderer:
             cues = self.style_cues[style] = self.style_of(style).cues(self.usual_font)
         return cues
 
+    def mark_of(self, style: int) -> str:
+        """The Markdown emphasis of a style index: '**' bold, '*' italic, '***' both, or ''."""
+        mark = self.emphasis.get(style)
+        if mark is None:
+            looks = self.style_of(style)
+            mark = self.emphasis[style] = ("**" if looks.bold else "") + (
+                "*" if looks.italic else ""
+            )
+        return mark
+
     def text(self, point: tuple[int, int]) -> str:
         cell = self.cells.get(point)
         if cell is None:
             return ""
-        style = self.style_of(cell.style)
         shown = self.placeholders.get(point) or escape(cell.display)
-        if shown and (style.bold or style.italic) and point not in self.placeholders:
-            mark = "**" if style.bold else ""
-            mark += "*" if style.italic else ""
+        mark = self.mark_of(cell.style)
+        if shown and mark and point not in self.placeholders:
             shown = f"{mark}{shown}{mark[::-1]}"
         cues = self.cues_of(cell.style)
         if point in self.merged_at:
