@@ -301,8 +301,9 @@ def _number(value: float, tokens: tuple[tuple[str, str], ...]) -> str:
         scaled /= 1000
     if scientific:
         return _scientific(scaled, tokens, core)
-    rounded = _round(abs(scaled), decimals)
-    whole, _, fraction = f"{rounded:f}".partition(".")
+    magnitude = abs(scaled)
+    rounded = _rounded_repr(magnitude, decimals) or f"{_round(magnitude, decimals):f}"
+    whole, _, fraction = rounded.partition(".")
     fraction = fraction[:decimals]
     while len(fraction) > min_decimals and fraction.endswith("0"):
         fraction = fraction[:-1]
