@@ -1,8 +1,9 @@
-"""Stream one worksheet part into cells (formula AND cached value) plus sheet-level features.
+"""Read one worksheet part into cells (formula AND cached value) plus sheet-level features.
 
-The sheet XML is read with lxml iterparse and each row is dropped once read, so
-memory stays bounded however many rows the sheet has: only the first MAX_ROWS
-rows / MAX_CELLS cells are kept for rendering; the rest is counted.
+The sheet XML comes from workbook.iterparse_part: parsed whole up to its size limit,
+streamed with lxml iterparse beyond it (each row dropped once read, so memory stays
+bounded however many rows the sheet has). Only the first MAX_ROWS rows / MAX_CELLS
+cells are kept for rendering; the rest is counted.
 """
 
 from __future__ import annotations
@@ -220,7 +221,7 @@ class _SharedFormulas:
 
 
 def read_sheet(workbook: Workbook, part: str, display: CellDisplay | None = None) -> SheetData:
-    """Stream a worksheet part; see the module docstring for the caps. `display` formats
+    """Read a worksheet part; see the module docstring for the caps. `display` formats
     the values (pass one per workbook to share its remembered formatting)."""
     data = SheetData()
     rows = _RowReader(workbook, display or CellDisplay(workbook))
