@@ -323,15 +323,20 @@ class _RowReader:
                 (tag[tag.rfind("}") + 1 :] if isinstance(tag, str) else local(cell_element)) != "c"
             ):
                 continue
-            ref = cell_element.get("r")
+            ref = cell_element.get("r") or ""
             children = len(cell_element)
             if not children:  # no v, is or f: nothing to keep, only its place counts
-                unplaced.append(ref or "")
+                unplaced.append(ref)
                 continue
-            position = _position(ref)
-            if position is None:  # placed after the cell before it
-                position = row_number, _column_after(unplaced, col_number) + 1
-            row, col = position
+            letters = ref.rstrip(_DIGITS)  # parse_ref's fast path, inlined
+            col = _COLUMNS.get(letters)
+            if col is not None and len(letters) < len(ref):
+                row = int(ref[len(letters) :])
+            else:
+                position = _position(ref)
+                if position is None:  # placed after the cell before it
+                    position = row_number, _column_after(unplaced, col_number) + 1
+                row, col = position
             unplaced.clear()
             col_number = col
             if children == 1 and (only := cell_element[0]).tag == v_tag:
