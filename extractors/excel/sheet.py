@@ -188,12 +188,13 @@ class _SharedFormulas:
     """Master formulas of shared-formula groups, translated to each dependent cell."""
 
     def __init__(self) -> None:
-        self.masters: dict[str, tuple[str, str]] = {}
+        # si -> (master formula, its cell's reference, row, column)
+        self.masters: dict[str, tuple[str, str, int, int]] = {}
         self.translators: dict[str, Translator] = {}  # one per master: it tokenizes once
 
     def translator(self, index: str) -> Translator:
         if index not in self.translators:
-            master, origin = self.masters[index]
+            master, origin, _, _ = self.masters[index]
             self.translators[index] = Translator(f"={master}", origin=origin)
         return self.translators[index]
 
@@ -208,11 +209,15 @@ class _SharedFormulas:
             ref = cell_ref(row, col)
             index = formula.get("si", "")
             if text:
-                self.masters[index] = (text, ref)
+                self.masters[index] = (text, ref, row, col)
                 self.translators.pop(index, None)
             elif index in self.masters:
-                try:
-                    text = self.translator(index).translate_formula(ref)[1:]
+                _, _, origin_row, origin_col = self.masters[index]
+                try:  # moved by the offset from the master (what translating to `ref` works out)
+                    translator = self.translator(index)
+                    text = translator.translate_formula(
+                        row_delta=row - origin_row, col_delta=col - origin_col
+                    )[1:]
                 except Exception:  # untranslatable: the cell's own formula is unknown
                     return None, "shared-untranslated"
         if not text:
