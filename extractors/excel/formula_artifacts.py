@@ -27,10 +27,8 @@ class FormulaArtifacts(WorkbookState):
         label = sheet_label(sheet.name)
         seen_patterns: set[str] = set()
         asked = 0
-        ordered = sorted(
-            (c for c in data.cells.values() if c.formula),
-            key=lambda c: (c.row, c.col),
-        )
+        cells = data.cells
+        ordered = [cells[point] for point in sorted(p for p, c in cells.items() if c.formula)]
         if len(ordered) > MAX_FORMULAS_PER_SHEET:
             self.note(
                 f"sheet {sheet.name!r}: {len(ordered)} formulas, only the first "

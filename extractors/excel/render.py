@@ -48,6 +48,7 @@ class CellRenderer:
             self.columns_of_row.setdefault(row, []).append(col)
         self.style_cues: dict[int, list[str]] = {}
         self.emphasis: dict[int, str] = {}  # the Markdown mark of each style index met
+        self.bordered: dict[int, bool] = {}  # whether each style index met marks its row
         fonts: Counter[str | None] = Counter()  # counted per style: a sheet has few
         for style, count in Counter(cell.style for cell in cells.values()).items():
             fonts[style_of(style).font_color] += count
@@ -92,22 +93,29 @@ class CellRenderer:
             shown = f"{shown} [{'; '.join(cues)}]"
         return shown
 
+    def border_marks(self, style: int) -> bool:
+        """Whether a style index has a marking top border or a double bottom one (per style)."""
+        marks = self.bordered.get(style)
+        if marks is None:
+            looks = self.style_of(style)
+            marks = self.bordered[style] = (
+                looks.border_top in MARKING_BORDERS or looks.border_bottom == "double"
+            )
+        return marks
+
     def marked_rows(self, box: Box) -> set[int]:
         """Rows whose cells carry a top or double-bottom border that most rows lack (totals)."""
         top, left, bottom, right = box
         marked = set()
         for row in range(top, bottom + 1):
-            styles = [
-                self.style_of(self.cells[(row, col)].style)
+            marks = [
+                self.border_marks(self.cells[(row, col)].style)
                 for col in self.columns_of_row.get(row, ())
                 if left <= col <= right
             ]
-            if not styles:
+            if not marks:
                 continue
-            bordered = sum(
-                1 for s in styles if s.border_top in MARKING_BORDERS or s.border_bottom == "double"
-            )
-            if bordered * 2 >= len(styles):
+            if sum(marks) * 2 >= len(marks):
                 marked.add(row)
         if len(marked) > max(2, (bottom - top + 1) // 4):
             return set()
