@@ -24,10 +24,6 @@ class Region:
     header_row: int | None = None
 
 
-def _inside(point: tuple[int, int], box: Box) -> bool:
-    return box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]
-
-
 def _runs(points: set[tuple[int, int]]) -> list[list[int]]:
     """The points as runs of adjacent columns, [row, first column, last column], in order."""
     runs: list[list[int]] = []
@@ -132,9 +128,9 @@ def detect(
     is_bold: Callable[[tuple[int, int]], bool],
 ) -> list[Region]:
     """Regions of the sheet's free cells (cells inside `excluded` boxes are left out)."""
-    free = (
-        {p for p in points if not any(_inside(p, box) for box in excluded)} if excluded else points
-    )
+    free = points
+    for top, left, bottom, right in excluded:  # one pass per box, not a call per cell and box
+        free = {p for p in free if not (top <= p[0] <= bottom and left <= p[1] <= right)}
     filled = set(free)
     for box in merged:
         if (box[0], box[1]) in free:
