@@ -31,6 +31,8 @@ class WorkbookState:
     body: list[str]
     data: dict[str, SheetData]
     formulas: dict[tuple[str, str], Artifact]
+    copied_media: dict[str, tuple[str | None, dict[str, Any]]]  # picture part -> path, facts
+    tables_of: dict[str, list[dict[str, Any]]]  # the tables of each worksheet part, read once
     table_names: set[str]
     names_by_lower: dict[str, str]
     people: dict[str, str]
@@ -54,6 +56,7 @@ class WorkbookState:
         self.body = []
         self.data = {}
         self.formulas = {}
+        self.copied_media = {}
 
     def add(
         self,

@@ -43,12 +43,12 @@ class WorkbookBuilder(RegionArtifacts, FormulaArtifacts, DrawingArtifacts, NoteA
                     self.data[sheet.name] = read_sheet(self.workbook, sheet.part, display)
                 except (UnsafePackage, ValueError, KeyError, zipfile.BadZipFile) as error:
                     self.note(f"sheet {sheet.name!r} could not be read: {error}")
-        self.table_names = {
-            t["name"]
+        self.tables_of = {
+            sheet.part: tables(self.package, sheet.part)
             for sheet in sheets
             if sheet.part and sheet.kind == "worksheet"
-            for t in tables(self.package, sheet.part)
         }
+        self.table_names = {t["name"] for found in self.tables_of.values() for t in found}
         self.names_by_lower = by_lower_case({n.name for n in self.workbook.names})
         self.people = persons(self.package, self.workbook.part)
         title = Path(self.document.source).name
@@ -138,7 +138,7 @@ class WorkbookBuilder(RegionArtifacts, FormulaArtifacts, DrawingArtifacts, NoteA
         formula_marks = self.formula_artifacts(sheet, data)
         renderer = CellRenderer(data.cells, self.workbook.styles.of, formula_marks, data.merged)
         excluded = []
-        for table in tables(self.package, sheet.part):
+        for table in self.tables_of.get(sheet.part, []):
             excluded.append(table["box"])
             placed.append(((table["box"][0], table["box"][1]), self.table(sheet, table, renderer)))
         for pivot in pivots(self.package, sheet.part):

@@ -108,8 +108,16 @@ class DrawingArtifacts(WorkbookState):
         return self.media.relative(image.name) if image else None
 
     def copy_media(self, part: str | None) -> tuple[str | None, dict[str, Any]]:
+        """The media path and image facts of a picture part, copied once per part: a picture
+        placed many times (one was placed 22 times) was read, measured and written each time."""
         if not part or not self.package.has(part):
             return None, {}
+        if part not in self.copied_media:
+            self.copied_media[part] = self._copy_media(part)
+        media, info = self.copied_media[part]
+        return media, dict(info)
+
+    def _copy_media(self, part: str) -> tuple[str | None, dict[str, Any]]:
         data = self.package.read(part)
         info: dict[str, Any] = {"format": part.rsplit(".", 1)[-1].lower()}
         try:

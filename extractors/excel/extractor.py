@@ -21,6 +21,7 @@ from extractors.base import (
 )
 from extractors.excel.builder import WorkbookBuilder
 from fidelity.core.document import Document
+from fidelity.core.gc_pause import collector_paused
 from fidelity.core.xmlsafe import UnsafePackage
 
 
@@ -30,8 +31,10 @@ class ExcelExtractor(ApplicationExtractor):
     app = "excel"
 
     def extract(self, source: Source, context: ExtractContext) -> Document:
-        """The document of the workbook (see the module docstring)."""
-        with open_package(source.path, "workbook") as package:
+        """The document of the workbook (see the module docstring). The cyclic collector
+        is paused meanwhile: its passes re-walked every cell, artifact and lxml element
+        built so far (about a tenth of the time), and the extraction builds no cycles."""
+        with collector_paused(), open_package(source.path, "workbook") as package:
             try:
                 WorkbookBuilder(source.path, package, source.document, context).run()
             except (UnsafePackage, zipfile.BadZipFile) as error:

@@ -27,16 +27,15 @@ class FormulaArtifacts(WorkbookState):
         label = sheet_label(sheet.name)
         seen_patterns: set[str] = set()
         asked = 0
-        ordered = sorted(
-            (c for c in data.cells.values() if c.formula),
-            key=lambda c: (c.row, c.col),
-        )
+        cells = data.cells
+        ordered = [cells[point] for point in sorted(p for p, c in cells.items() if c.formula)]
         if len(ordered) > MAX_FORMULAS_PER_SHEET:
             self.note(
                 f"sheet {sheet.name!r}: {len(ordered)} formulas, only the first "
                 f"{MAX_FORMULAS_PER_SHEET} become Formula artifacts (the rest show values)"
             )
         for cell in ordered[:MAX_FORMULAS_PER_SHEET]:
+            ref = cell.ref  # written once: each use would write it again
             info = analyse(cell.formula or "", self.names_by_lower, self.table_names)
             pattern = CELL_REFERENCE.sub("R", cell.formula or "")
             representative = pattern not in seen_patterns and cell.formula_type != "dataTable"
@@ -55,10 +54,10 @@ class FormulaArtifacts(WorkbookState):
             else:
                 formula_text = f"={cell.formula}"
                 what = "formula"
-            text = f"{shown} ({what} {label}!{cell.ref}: {formula_text})".strip()
+            text = f"{shown} ({what} {label}!{ref}: {formula_text})".strip()
             facts = {
                 "sheet": sheet.name,
-                "cell": cell.ref,
+                "cell": ref,
                 "formula": formula_text,
                 "cached_value": None if cell.value is None else str(cell.value),
                 "display": shown,
@@ -69,16 +68,16 @@ class FormulaArtifacts(WorkbookState):
             }
             artifact = self.add(
                 "formula",
-                (sheet.name, cell.ref),
+                (sheet.name, ref),
                 "Formula",
                 "formula",
                 "element",
-                f"{label}!{cell.ref}",
+                f"{label}!{ref}",
                 " ".join(text.replace("|", "\\|").split()),
                 facts,
                 fallback=" ".join(shown.replace("|", "\\|").split()),
             )
-            self.formulas[(sheet.name, cell.ref)] = artifact
+            self.formulas[(sheet.name, ref)] = artifact
             marks[(cell.row, cell.col)] = artifact.placeholder or ""
         return marks
 

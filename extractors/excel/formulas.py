@@ -48,15 +48,16 @@ def analyse(formula: str, lowered: dict[str, str], tables: set[str]) -> dict[str
         if name and name not in functions:
             functions.append(name)
     for operand in operands:
-        external = external or bool(_EXTERNAL.match(operand))
+        external = external or (operand[:1] == "[" and bool(_EXTERNAL.match(operand)))
         sheet, ref = _split_sheet(operand)
-        if "[" in ref and not _CELLISH.match(ref):
+        cellish = _CELLISH.match(ref)
+        if "[" in ref and not cellish:
             table = ref.split("[", 1)[0]
             if table and table not in used_tables:
                 used_tables.append(table)
             precedents.append(operand)
             continue
-        if _CELLISH.match(ref):
+        if cellish:
             precedents.append(operand)
             if sheet and sheet not in sheets:
                 sheets.append(sheet)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import cached_property
 from typing import Any
 
 from extractors.excel.book import WorkbookState
@@ -105,12 +106,20 @@ class NoteArtifacts(WorkbookState):
             return None
         return data.cells.get((top, left))
 
+    @cached_property
+    def name_values(self) -> dict[str, str]:
+        """What each defined name refers to (the first of a repeated name), looked up by
+        name: each defined name and list validation resolves one."""
+        values: dict[str, str] = {}
+        for name in self.workbook.names:
+            values.setdefault(name.name, name.value)
+        return values
+
     def resolve_values(self, reference: str, sheet: str) -> list[str]:
         """Displayed values of a range reference (or a defined name pointing to one)."""
-        for name in self.workbook.names:
-            if name.name == reference:
-                reference = name.value.lstrip("=")
-                break
+        named = self.name_values.get(reference)
+        if named is not None:
+            reference = named.lstrip("=")
         target_sheet, _, ref = reference.lstrip("=").rpartition("!")
         target_sheet = target_sheet.strip("'").replace("''", "'") or sheet
         data = self.data.get(target_sheet)

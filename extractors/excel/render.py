@@ -47,7 +47,11 @@ class CellRenderer:
         for row, col in cells:
             self.columns_of_row.setdefault(row, []).append(col)
         self.style_cues: dict[int, list[str]] = {}
-        fonts = Counter(style_of(cell.style).font_color for cell in cells.values())
+        self.emphasis: dict[int, str] = {}  # the Markdown mark of each style index met
+        self.bordered: dict[int, bool] = {}  # whether each style index met marks its row
+        fonts: Counter[str | None] = Counter()  # counted per style: a sheet has few
+        for style, count in Counter(cell.style for cell in cells.values()).items():
+            fonts[style_of(style).font_color] += count
         self.usual_font = fonts.most_common(1)[0][0] if fonts else None
         self.covered = {
             (row, col)
@@ -64,15 +68,23 @@ class CellRenderer:
             cues = self.style_cues[style] = self.style_of(style).cues(self.usual_font)
         return cues
 
+    def mark_of(self, style: int) -> str:
+        """The Markdown emphasis of a style index: '**' bold, '*' italic, '***' both, or ''."""
+        mark = self.emphasis.get(style)
+        if mark is None:
+            looks = self.style_of(style)
+            mark = self.emphasis[style] = ("**" if looks.bold else "") + (
+                "*" if looks.italic else ""
+            )
+        return mark
+
     def text(self, point: tuple[int, int]) -> str:
         cell = self.cells.get(point)
         if cell is None:
             return ""
-        style = self.style_of(cell.style)
         shown = self.placeholders.get(point) or escape(cell.display)
-        if shown and (style.bold or style.italic) and point not in self.placeholders:
-            mark = "**" if style.bold else ""
-            mark += "*" if style.italic else ""
+        mark = self.mark_of(cell.style)
+        if shown and mark and point not in self.placeholders:
             shown = f"{mark}{shown}{mark[::-1]}"
         cues = self.cues_of(cell.style)
         if point in self.merged_at:
@@ -81,22 +93,29 @@ class CellRenderer:
             shown = f"{shown} [{'; '.join(cues)}]"
         return shown
 
+    def border_marks(self, style: int) -> bool:
+        """Whether a style index has a marking top border or a double bottom one (per style)."""
+        marks = self.bordered.get(style)
+        if marks is None:
+            looks = self.style_of(style)
+            marks = self.bordered[style] = (
+                looks.border_top in MARKING_BORDERS or looks.border_bottom == "double"
+            )
+        return marks
+
     def marked_rows(self, box: Box) -> set[int]:
         """Rows whose cells carry a top or double-bottom border that most rows lack (totals)."""
         top, left, bottom, right = box
         marked = set()
         for row in range(top, bottom + 1):
-            styles = [
-                self.style_of(self.cells[(row, col)].style)
+            marks = [
+                self.border_marks(self.cells[(row, col)].style)
                 for col in self.columns_of_row.get(row, ())
                 if left <= col <= right
             ]
-            if not styles:
+            if not marks:
                 continue
-            bordered = sum(
-                1 for s in styles if s.border_top in MARKING_BORDERS or s.border_bottom == "double"
-            )
-            if bordered * 2 >= len(styles):
+            if sum(marks) * 2 >= len(marks):
                 marked.add(row)
         if len(marked) > max(2, (bottom - top + 1) // 4):
             return set()

@@ -1,8 +1,9 @@
-"""Stream one worksheet part into cells (formula AND cached value) plus sheet-level features.
+"""Read one worksheet part into cells (formula AND cached value) plus sheet-level features.
 
-The sheet XML is read with lxml iterparse and each row is dropped once read, so
-memory stays bounded however many rows the sheet has: only the first MAX_ROWS
-rows / MAX_CELLS cells are kept for rendering; the rest is counted.
+The sheet XML comes from workbook.iterparse_part: parsed whole up to its size limit,
+streamed with lxml iterparse beyond it (each row dropped once read, so memory stays
+bounded however many rows the sheet has). Only the first MAX_ROWS rows / MAX_CELLS
+cells are kept for rendering; the rest is counted.
 """
 
 from __future__ import annotations
@@ -40,12 +41,28 @@ SHEET_TAGS = (
 )
 
 
+_DIGITS = "0123456789"
+_COLUMNS: dict[str, int] = {}  # plain column letters ("B") met so far, by their number
+
+
 def parse_ref(ref: str) -> tuple[int, int]:
-    """'B3' -> (row 3, column 2)."""
+    """'B3' -> (row 3, column 2).
+
+    A plain reference (column letters then digits) is split without the regular
+    expression once its letters have been read: a sheet repeats its few columns on
+    every row. Anything else (absolute, lower case, padded) goes through `_REF`.
+    """
+    letters = ref.rstrip(_DIGITS)
+    col = _COLUMNS.get(letters)
+    if col is not None and len(letters) < len(ref):
+        return int(ref[len(letters) :]), col
     match = _REF.match(ref) or _REF.match(ref.strip().upper())  # as written, almost always
     if not match:
         raise ValueError(f"not a cell reference: {ref!r}")
-    return int(match.group(2)), column_index_from_string(match.group(1))
+    col = column_index_from_string(match.group(1))
+    if match.group(1) == letters:
+        _COLUMNS[letters] = col
+    return int(match.group(2)), col
 
 
 def parse_range(ref: str) -> tuple[int, int, int, int]:
@@ -105,24 +122,31 @@ class SheetData:
     table_rids: list[str] = field(default_factory=list)
 
 
-def _children(cell_element) -> dict[str, etree._Element]:
-    """A c element's first child of each local name (v, f, is): one scan instead of finds."""
-    out: dict[str, etree._Element] = {}
+def _parts(cell_element) -> tuple[etree._Element | None, ...]:
+    """A c element's first v, f and is children (by local name, whatever the namespace)."""
+    v = f = inline = None
     for child in cell_element:
         tag = child.tag
-        if isinstance(tag, str):
-            out.setdefault(tag[tag.rfind("}") + 1 :], child)
-    return out
+        if tag.__class__ is not str:
+            continue
+        name = tag[tag.rfind("}") + 1 :]
+        if name == "v":
+            if v is None:
+                v = child
+        elif name == "f":
+            if f is None:
+                f = child
+        elif name == "is" and inline is None:
+            inline = child
+    return v, f, inline
 
 
 def _value(
-    children: dict[str, etree._Element], kind: str, workbook: Workbook
+    v: etree._Element | None, inline: etree._Element | None, kind: str, workbook: Workbook
 ) -> tuple[object, bool]:
-    """(python value, is_error) of a c element from its v / is child."""
+    """(python value, is_error) of a c element of type `kind` from its v / is child."""
     if kind == "inlineStr":
-        inline = children.get("is")
         return (_rich_text(inline) if inline is not None else ""), False
-    v = children.get("v")
     if v is None:
         return None, False
     raw = v.text or ""
@@ -149,6 +173,14 @@ def _value(
     return (int(number) if number.is_integer() and abs(number) < 2**53 else number), False
 
 
+def _style(index: str | None) -> int:
+    """The style index of an s attribute (0 when missing or unreadable)."""
+    try:
+        return int(index) if index else 0
+    except ValueError:
+        return 0
+
+
 NO_FORMULA = (None, None)
 
 
@@ -156,12 +188,13 @@ class _SharedFormulas:
     """Master formulas of shared-formula groups, translated to each dependent cell."""
 
     def __init__(self) -> None:
-        self.masters: dict[str, tuple[str, str]] = {}
+        # si -> (master formula, its cell's reference, row, column)
+        self.masters: dict[str, tuple[str, str, int, int]] = {}
         self.translators: dict[str, Translator] = {}  # one per master: it tokenizes once
 
     def translator(self, index: str) -> Translator:
         if index not in self.translators:
-            master, origin = self.masters[index]
+            master, origin, _, _ = self.masters[index]
             self.translators[index] = Translator(f"={master}", origin=origin)
         return self.translators[index]
 
@@ -170,17 +203,21 @@ class _SharedFormulas:
     ) -> tuple[str | None, str | None]:
         if formula is None:
             return None, None
-        ref = cell_ref(row, col)
         kind = formula.get("t", "normal")
         text = formula.text or ""
         if kind == "shared":
+            ref = cell_ref(row, col)
             index = formula.get("si", "")
             if text:
-                self.masters[index] = (text, ref)
+                self.masters[index] = (text, ref, row, col)
                 self.translators.pop(index, None)
             elif index in self.masters:
-                try:
-                    text = self.translator(index).translate_formula(ref)[1:]
+                _, _, origin_row, origin_col = self.masters[index]
+                try:  # moved by the offset from the master (what translating to `ref` works out)
+                    translator = self.translator(index)
+                    text = translator.translate_formula(
+                        row_delta=row - origin_row, col_delta=col - origin_col
+                    )[1:]
                 except Exception:  # untranslatable: the cell's own formula is unknown
                     return None, "shared-untranslated"
         if not text:
@@ -189,15 +226,14 @@ class _SharedFormulas:
 
 
 def read_sheet(workbook: Workbook, part: str, display: CellDisplay | None = None) -> SheetData:
-    """Stream a worksheet part; see the module docstring for the caps. `display` formats
+    """Read a worksheet part; see the module docstring for the caps. `display` formats
     the values (pass one per workbook to share its remembered formatting)."""
     data = SheetData()
-    shared = _SharedFormulas()
-    display = display or CellDisplay(workbook)
+    rows = _RowReader(workbook, display or CellDisplay(workbook))
     for element in iterparse_part(workbook.package, part, SHEET_TAGS):
         name = local(element)
         if name == "row":
-            _read_row(element, data, workbook, shared, display)
+            rows.read(element, data)
         elif name == "sheetPr":
             tab = element.find("{*}tabColor")
             if tab is not None:
@@ -253,59 +289,103 @@ def _column_after(refs: list[str], col_number: int) -> int:
     return col_number
 
 
-def _read_row(
-    element, data: SheetData, workbook: Workbook, shared: _SharedFormulas, display: CellDisplay
-) -> None:
-    data.rows_seen += 1
-    try:
-        row_number = int(element.get("r", "0")) or data.max_row + 1
-    except ValueError:
-        row_number = data.max_row + 1
-    if data.truncated_at_row is not None and row_number > data.truncated_at_row:
-        _count_row(element, data, row_number)
-        return
-    col_number = 0
-    unplaced: list[str] = []  # references of skipped cells, parsed only if a later cell needs them
-    for cell_element in element:
-        tag = cell_element.tag
-        if (tag[tag.rfind("}") + 1 :] if isinstance(tag, str) else local(cell_element)) != "c":
-            continue
-        ref = cell_element.get("r")
-        if not len(cell_element):  # no v, is or f: nothing to keep, only its place counts
-            unplaced.append(ref or "")
-            continue
-        position = _position(ref)
-        if position is None:  # placed after the cell before it
-            position = row_number, _column_after(unplaced, col_number) + 1
-        row, col = position
-        unplaced.clear()
-        col_number = col
-        children = _children(cell_element)
-        formula_element = children.get("f")
-        formula, formula_type = (
-            shared.resolve(formula_element, row, col) if formula_element is not None else NO_FORMULA
-        )
-        value, error = _value(children, cell_element.get("t", "n"), workbook)
-        if formula is None and (value is None or value == ""):
-            continue
-        data.cells_seen += 1
-        if formula is not None:
-            data.formulas_seen += 1
-        if row > data.max_row:
-            data.max_row = row
-        if col > data.max_col:
-            data.max_col = col
-        if data.truncated_at_row is None and (row > MAX_ROWS or len(data.cells) >= MAX_CELLS):
-            data.truncated_at_row = row
-        if data.truncated_at_row is not None and row >= data.truncated_at_row:
-            continue
-        style_index = cell_element.get("s")
+class _RowReader:
+    """Reads the rows of one sheet into its SheetData.
+
+    Each distinct (type, cached text, style) of a cell is decoded once and formatted
+    once: sheets repeat their strings, numbers and styles, and decoding and formatting
+    cost more than the look-up. The usual cell (one v child) is read without a scan
+    of its children.
+    """
+
+    def __init__(self, workbook: Workbook, display: CellDisplay) -> None:
+        self.workbook = workbook
+        self.display = display
+        self.shared = _SharedFormulas()
+        # (type, cached text, s attribute) -> [value, is_error, style, shown or None]
+        self.known: dict[tuple[str, str | None, str | None], list] = {}
+
+    def read(self, element, data: SheetData) -> None:
+        """One row element into `data` (counted only once past the rendering cap)."""
+        data.rows_seen += 1
         try:
-            style = int(style_index) if style_index else 0
+            row_number = int(element.get("r", "0")) or data.max_row + 1
         except ValueError:
-            style = 0
-        shown = display(value, style) if value is not None else ""
-        data.cells[(row, col)] = Cell(row, col, value, shown, formula, formula_type, style, error)
+            row_number = data.max_row + 1
+        if data.truncated_at_row is not None and row_number > data.truncated_at_row:
+            _count_row(element, data, row_number)
+            return
+        workbook, display, shared, known = self.workbook, self.display, self.shared, self.known
+        cells = data.cells
+        namespace = element.tag[:-3]  # the row's, which its c and v elements share
+        c_tag, v_tag = namespace + "c", namespace + "v"
+        col_number = 0
+        # references of skipped cells, parsed only if a later cell needs them
+        unplaced: list[str] = []
+        for cell_element in element:
+            tag = cell_element.tag
+            if tag != c_tag and (
+                (tag[tag.rfind("}") + 1 :] if isinstance(tag, str) else local(cell_element)) != "c"
+            ):
+                continue
+            ref = cell_element.get("r") or ""
+            children = len(cell_element)
+            if not children:  # no v, is or f: nothing to keep, only its place counts
+                unplaced.append(ref)
+                continue
+            letters = ref.rstrip(_DIGITS)  # parse_ref's fast path, inlined
+            col = _COLUMNS.get(letters)
+            if col is not None and len(letters) < len(ref):
+                row = int(ref[len(letters) :])
+            else:
+                position = _position(ref)
+                if position is None:  # placed after the cell before it
+                    position = row_number, _column_after(unplaced, col_number) + 1
+                row, col = position
+            unplaced.clear()
+            col_number = col
+            if children == 1 and (only := cell_element[0]).tag == v_tag:
+                v, formula_element, inline = only, None, None
+            else:
+                v, formula_element, inline = _parts(cell_element)
+            formula, formula_type = (
+                shared.resolve(formula_element, row, col)
+                if formula_element is not None
+                else NO_FORMULA
+            )
+            kind = cell_element.get("t", "n")
+            if v is None or kind == "inlineStr":
+                value, error = _value(v, inline, kind, workbook)
+                entry = None
+            else:
+                key = (kind, v.text, cell_element.get("s"))
+                entry = known.get(key)
+                if entry is None:
+                    value, error = _value(v, inline, kind, workbook)
+                    entry = known[key] = [value, error, _style(key[2]), None]
+                else:
+                    value, error = entry[0], entry[1]
+            if formula is None and (value is None or value == ""):
+                continue
+            data.cells_seen += 1
+            if formula is not None:
+                data.formulas_seen += 1
+            if row > data.max_row:
+                data.max_row = row
+            if col > data.max_col:
+                data.max_col = col
+            if data.truncated_at_row is None and (row > MAX_ROWS or len(cells) >= MAX_CELLS):
+                data.truncated_at_row = row
+            if data.truncated_at_row is not None and row >= data.truncated_at_row:
+                continue
+            if entry is None:
+                style = _style(cell_element.get("s"))
+                shown = "" if value is None else display(value, style)
+            else:
+                style, shown = entry[2], entry[3]
+                if shown is None:
+                    shown = entry[3] = display(value, style)
+            cells[(row, col)] = Cell(row, col, value, shown, formula, formula_type, style, error)
 
 
 def _count_row(element, data: SheetData, row_number: int) -> None:

@@ -171,14 +171,22 @@ def _round(value: float, places: int) -> Decimal:
     return Decimal(repr(value)).quantize(quantum, rounding=ROUND_HALF_UP)
 
 
-def _pick_section(sections: list[str], value: float) -> tuple[str, bool]:
+@lru_cache(maxsize=4096)
+def _conditions(sections: tuple[str, ...]) -> tuple[tuple[str, str] | None, ...]:
+    """Each section's [condition] as (operator, bound as written), None where it has none
+    (cached per code: searched once, not on every value)."""
+    found = [_CONDITION.search(section) for section in sections]
+    return tuple(None if match is None else (match.group(1), match.group(2)) for match in found)
+
+
+def _pick_section(sections: tuple[str, ...], value: float) -> tuple[str, bool]:
     """(section to use, whether the value should be shown as its absolute value)."""
-    conditional = [_CONDITION.search(s) for s in sections]
+    conditional = _conditions(sections)
     if any(conditional[:2]):
         for section, condition in zip(sections, conditional, strict=False):
             if condition is None:
                 return section, False
-            if _holds(value, condition.group(1), float(condition.group(2))):
+            if _holds(value, condition[0], float(condition[1])):
                 return section, False
         return sections[-1], False
     if len(sections) == 1 or (value > 0) or (value == 0 and len(sections) == 2):
@@ -253,6 +261,12 @@ def _tokens(section: str) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=4096)
+def _has_placeholder(tokens: tuple[tuple[str, str], ...]) -> bool:
+    """Whether a section has number placeholders (cached per section)."""
+    return any(kind == "ph" for kind, _ in tokens)
+
+
 def _group(digits: str) -> str:
     return f"{int(digits):,}" if digits else digits
 
@@ -301,8 +315,9 @@ def _number(value: float, tokens: tuple[tuple[str, str], ...]) -> str:
         scaled /= 1000
     if scientific:
         return _scientific(scaled, tokens, core)
-    rounded = _round(abs(scaled), decimals)
-    whole, _, fraction = f"{rounded:f}".partition(".")
+    magnitude = abs(scaled)
+    rounded = _rounded_repr(magnitude, decimals) or f"{_round(magnitude, decimals):f}"
+    whole, _, fraction = rounded.partition(".")
     fraction = fraction[:decimals]
     while len(fraction) > min_decimals and fraction.endswith("0"):
         fraction = fraction[:-1]
@@ -538,7 +553,7 @@ def format_value(value: object, code: str, date1904: bool = False) -> str:
         if is_date_format(section):
             return _date(number, section, date1904)
         tokens = _tokens(section)
-        if not any(kind == "ph" for kind, _ in tokens):
+        if not _has_placeholder(tokens):
             return "".join(t for k, t in tokens if k in ("lit", "pct")).strip()
         return _number(number, tokens)
     except (ValueError, ArithmeticError, IndexError, OverflowError):
