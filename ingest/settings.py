@@ -24,8 +24,8 @@ from typing import Any
 from fidelity.core.config import Config
 from fidelity.core.workers import worker_count
 
-# LibreOffice servers a build starts when `[ingest] servers` is not set: one per worker,
-# at most this many (each holds a LibreOffice of a few hundred MB).
+# LibreOffice servers a build may run when `[ingest] servers` is not set: one per worker,
+# at most this many (each holds a LibreOffice of a few hundred MB); they start as needed.
 MAX_AUTO_SERVERS = 4
 
 

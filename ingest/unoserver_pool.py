@@ -4,7 +4,9 @@
 returns the converted bytes. Each server is one unoserver (XML-RPC, one request
 at a time) plus its LibreOffice, on its own port pair and private profile,
 started in its own process group so stopping it ends LibreOffice too. Servers
-start lazily and in parallel, and are ready once they answer `info`.
+start lazily: the first on the first conversion, another only when a conversion finds
+every running one busy (up to the pool's size), so a run that converts one file starts
+one LibreOffice. A server is ready once it answers `info`.
 
 Every conversion has a timeout (enforced by unoserver, which then ends
 LibreOffice, and by the client socket). A server that crashed or hung is killed
@@ -27,7 +29,6 @@ import threading
 import time
 import xmlrpc.client
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from fidelity.core.apps import APPLICATIONS
@@ -283,36 +284,53 @@ class Converter:
         self._idle: queue.Queue[UnoServer] = queue.Queue()
         self._lock = threading.Lock()
         self._unavailable: str | None = None
+        self._closings = 0  # close() counts up: a start begun before a close gives up
 
     # lifecycle -------------------------------------------------------------
     def start(self) -> None:
-        """Start every server (in parallel) and wait until each answers."""
+        """Start the first server and wait until it answers (LibreOffice is unavailable when
+        it cannot start); later servers start as conversions wait for one."""
         with self._lock:
             if self._unavailable:
                 raise LibreOfficeUnavailable(self._unavailable)
-            if len(self._servers) >= self.size:
+            if self._servers:
                 return
             try:
                 python = self.python or server_python()
             except LibreOfficeUnavailable as error:
                 self._unavailable = str(error)
                 raise
-            fresh = [
-                UnoServer(python, self.root, self.timeout)
-                for _ in range(self.size - len(self._servers))
-            ]
-            with ThreadPoolExecutor(len(fresh)) as pool:
-                errors = [
-                    error for error in pool.map(self._ready_or_error, fresh) if error is not None
-                ]
-            started = [server for server in fresh if server.running]
-            self._servers += started
-            for server in started:
-                self._idle.put(server)
-            if not self._servers:
-                self._unavailable = f"no unoserver could start: {errors[0]}"
+            self.python = python
+            server = UnoServer(python, self.root, self.timeout)
+            self._servers.append(server)  # so that close() stops it even while it starts
+            error = self._ready_or_error(server)
+            if error is not None:
+                self._servers.remove(server)
+                self._unavailable = f"no unoserver could start: {error}"
                 raise LibreOfficeUnavailable(self._unavailable)
+            self._idle.put(server)
+
+    def _take(self) -> UnoServer:
+        """An idle server; when all are busy and the pool is below its size, a new one (if it
+        cannot start, the pool stays at the servers it has and this waits for one of them)."""
+        try:
+            return self._idle.get_nowait()
+        except queue.Empty:
+            pass
+        with self._lock:
+            server = None
+            if len(self._servers) < self.size and self.python is not None:
+                server = UnoServer(self.python, self.root, self.timeout)
+                self._servers.append(server)
+        if server is None:
+            return self._idle.get()
+        if self._ready_or_error(server) is None:
+            return server
+        with self._lock:
+            if server in self._servers:
+                self._servers.remove(server)
             self.size = len(self._servers)  # don't retry failed starts on every conversion
+        return self._idle.get()
 
     def _ready_or_error(self, server: UnoServer) -> str | None:
         try:
@@ -325,7 +343,10 @@ class Converter:
         """Start a server until it answers: one that stalls or dies while starting is killed
         and started again with a fresh profile, at most `start_attempts` times."""
         problems = []
+        closings = self._closings
         for attempt in range(self.start_attempts):
+            if self._closings != closings:
+                raise ConversionError("the converter was closed while the server started")
             if attempt:
                 self.restarts += 1
             server.start()
@@ -343,6 +364,7 @@ class Converter:
 
     def close(self) -> None:
         """Stop every server, all at once: each may take seconds to end its LibreOffice."""
+        self._closings += 1
         with self._lock:
             # Plain threads: this also runs at exit, when executors take no more work.
             stopping = [threading.Thread(target=server.stop) for server in self._servers]
@@ -389,7 +411,7 @@ class Converter:
         """The file converted to `to` (an extension: docx, xlsx, pptx, pdf, ...)."""
         data = source.read_bytes() if isinstance(source, Path) else source
         self.start()
-        server = self._idle.get()
+        server = self._take()
         try:
             return self._convert_on(server, data, to, list(filter_options), filtername, timeout)
         finally:

@@ -67,6 +67,22 @@ def test_closing_stops_every_process(tmp_path: Path) -> None:
     assert not list(tmp_path.glob("profile-*")), "private profiles are removed"
 
 
+def test_a_second_server_starts_only_when_every_server_is_busy(
+    corpus: Path, tmp_path: Path
+) -> None:
+    source = corpus / "variants" / "testODFwithOOo3.odt"
+    with Converter(servers=2, root=tmp_path) as pool:
+        for _ in range(2):
+            assert pool.convert(source, "docx")[:2] == b"PK"
+        assert len(pool.pids) == 1, "conversions one after another share one server"
+        held = pool._take()  # as a conversion in progress holds the only server
+        try:
+            assert pool.convert(source, "docx")[:2] == b"PK"
+            assert len(pool.pids) == 2
+        finally:
+            pool._idle.put(held)
+
+
 @pytest.fixture(scope="module")
 def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("work")
