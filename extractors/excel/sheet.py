@@ -289,13 +289,90 @@ def _column_after(refs: list[str], col_number: int) -> int:
     return col_number
 
 
+# (row, column, c element, its first v, f and is children)
+Placed = tuple[
+    int, int, etree._Element, etree._Element | None, etree._Element | None, etree._Element | None
+]
+
+_FILLING = ("{*}v", "{*}f", "{*}is")  # the children that make a cell worth reading
+
+
+def _filled_cells(element) -> list[Placed] | None:
+    """The row's c children with a v, f or is child, placed by their own references.
+
+    Found by one search of the row in lxml, so the empty cells (styled blanks, most
+    of the cells of many sheets) are never made into Python elements. None when a
+    filled cell's reference is missing or unreadable: such a cell is placed after the
+    cell before it, which `_placed_cells` works out from every c child.
+    """
+    filled: list[Placed] = []
+    c_tag = element.tag[:-3] + "c"  # the row's namespace, which its c elements share
+    cell = v = f = inline = None
+    row = col = 0
+    for child in element.iter(_FILLING):
+        parent = child.getparent()
+        if parent is not cell:
+            if parent.getparent() is not element or (parent.tag != c_tag and local(parent) != "c"):
+                continue  # not a cell's own child (an extension's, an inline string's)
+            if cell is not None:
+                filled.append((row, col, cell, v, f, inline))
+            cell, v, f, inline = parent, None, None, None
+            ref = cell.get("r") or ""
+            letters = ref.rstrip(_DIGITS)  # parse_ref's fast path, inlined
+            col = _COLUMNS.get(letters)
+            if col is not None and len(letters) < len(ref):
+                row = int(ref[len(letters) :])
+            else:
+                position = _position(ref)
+                if position is None:
+                    return None
+                row, col = position
+        tag = child.tag
+        name = tag[tag.rfind("}") + 1 :]
+        if name == "v":
+            if v is None:
+                v = child
+        elif name == "f":
+            if f is None:
+                f = child
+        elif inline is None:
+            inline = child
+    if cell is not None:
+        filled.append((row, col, cell, v, f, inline))
+    return filled
+
+
+def _placed_cells(element, row_number: int) -> list[Placed]:
+    """The row's c children with any child, each placed by its reference or, without a
+    readable one, after the cell before it (every c child counts)."""
+    placed: list[Placed] = []
+    col_number = 0
+    # references of skipped cells, parsed only if a later cell needs them
+    unplaced: list[str] = []
+    for cell_element in element:
+        tag = cell_element.tag
+        if not isinstance(tag, str) or tag[tag.rfind("}") + 1 :] != "c":
+            continue
+        ref = cell_element.get("r") or ""
+        if not len(cell_element):  # no v, is or f: nothing to keep, only its place counts
+            unplaced.append(ref)
+            continue
+        position = _position(ref)
+        if position is None:  # placed after the cell before it
+            position = row_number, _column_after(unplaced, col_number) + 1
+        row, col = position
+        unplaced.clear()
+        col_number = col
+        placed.append((row, col, cell_element, *_parts(cell_element)))
+    return placed
+
+
 class _RowReader:
     """Reads the rows of one sheet into its SheetData.
 
     Each distinct (type, cached text, style) of a cell is decoded once and formatted
     once: sheets repeat their strings, numbers and styles, and decoding and formatting
-    cost more than the look-up. The usual cell (one v child) is read without a scan
-    of its children.
+    cost more than the look-up.
     """
 
     def __init__(self, workbook: Workbook, display: CellDisplay) -> None:
@@ -317,37 +394,10 @@ class _RowReader:
             return
         workbook, display, shared, known = self.workbook, self.display, self.shared, self.known
         cells = data.cells
-        namespace = element.tag[:-3]  # the row's, which its c and v elements share
-        c_tag, v_tag = namespace + "c", namespace + "v"
-        col_number = 0
-        # references of skipped cells, parsed only if a later cell needs them
-        unplaced: list[str] = []
-        for cell_element in element:
-            tag = cell_element.tag
-            if tag != c_tag and (
-                (tag[tag.rfind("}") + 1 :] if isinstance(tag, str) else local(cell_element)) != "c"
-            ):
-                continue
-            ref = cell_element.get("r") or ""
-            children = len(cell_element)
-            if not children:  # no v, is or f: nothing to keep, only its place counts
-                unplaced.append(ref)
-                continue
-            letters = ref.rstrip(_DIGITS)  # parse_ref's fast path, inlined
-            col = _COLUMNS.get(letters)
-            if col is not None and len(letters) < len(ref):
-                row = int(ref[len(letters) :])
-            else:
-                position = _position(ref)
-                if position is None:  # placed after the cell before it
-                    position = row_number, _column_after(unplaced, col_number) + 1
-                row, col = position
-            unplaced.clear()
-            col_number = col
-            if children == 1 and (only := cell_element[0]).tag == v_tag:
-                v, formula_element, inline = only, None, None
-            else:
-                v, formula_element, inline = _parts(cell_element)
+        placed = _filled_cells(element)
+        if placed is None:
+            placed = _placed_cells(element, row_number)
+        for row, col, cell_element, v, formula_element, inline in placed:
             formula, formula_type = (
                 shared.resolve(formula_element, row, col)
                 if formula_element is not None

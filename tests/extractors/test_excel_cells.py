@@ -64,3 +64,17 @@ def test_equal_values_show_by_their_own_type_and_style(tmp_path: Path) -> None:
     )
     shown = [data.cells[(1, col)].display for col in range(1, 8)]
     assert shown == ["TRUE", "1", "100%", "TRUE", "1", "50%", "0.5"]
+
+
+def test_filled_cells_among_blanks_read_their_first_children_only(tmp_path: Path) -> None:
+    data = read_rows(
+        tmp_path,
+        '<row r="1"><c r="A1" s="1"/><c r="B1" s="1"><v>0.5</v><v>9</v></c><c r="C1"/>'
+        '<c r="D1" t="inlineStr"><is><t>y</t></is></c>'
+        '<extLst><ext uri="x"><c r="E1"><v>7</v></c></ext></extLst></row>',
+    )
+    assert {point: cell.display for point, cell in data.cells.items()} == {
+        (1, 2): "50%",
+        (1, 4): "y",
+    }
+    assert data.cells_seen == 2 and (data.max_row, data.max_col) == (1, 4)
