@@ -92,23 +92,36 @@ def _by_row(points: set[tuple[int, int]]) -> dict[int, list[int]]:
     return rows
 
 
-def _table_like(points: set[tuple[int, int]]) -> bool:
-    top, left, bottom, right = _box(points)
+def _box_of_rows(rows: dict[int, list[int]]) -> Box:
+    """The bounding box of points given by row (as `_by_row` groups them)."""
+    return (
+        min(rows),
+        min(min(cols) for cols in rows.values()),
+        max(rows),
+        max(max(cols) for cols in rows.values()),
+    )
+
+
+def _table_like(points: set[tuple[int, int]], box: Box, rows: dict[int, list[int]]) -> bool:
+    """Whether `points` (in `box`, grouped as `rows`) look like a table."""
+    top, left, bottom, right = box
     height, width = bottom - top + 1, right - left + 1
     if width < 2 or height < 3:
         return False
     if len(points) < 0.5 * height * width:
         return False
-    rows = _by_row(points)
     wide = sum(1 for cols in rows.values() if len(cols) >= 2)
     return wide >= max(3, 0.6 * len(rows))
 
 
 def _header_row(
-    points: set[tuple[int, int]], is_text: Callable[[tuple[int, int]], bool], is_bold
+    points: set[tuple[int, int]],
+    box: Box,
+    rows: dict[int, list[int]],
+    is_text: Callable[[tuple[int, int]], bool],
+    is_bold,
 ) -> int | None:
-    top, left, _, right = _box(points)
-    rows = _by_row(points)
+    top, left, _, right = box
     first = sorted(rows.get(top, []))
     if len(first) < max(2, 0.5 * (right - left + 1)):
         return None
@@ -127,7 +140,10 @@ def detect(
     is_text: Callable[[tuple[int, int]], bool],
     is_bold: Callable[[tuple[int, int]], bool],
 ) -> list[Region]:
-    """Regions of the sheet's free cells (cells inside `excluded` boxes are left out)."""
+    """Regions of the sheet's free cells (cells inside `excluded` boxes are left out).
+
+    Each component's rows and bounding box are worked out once, and again for its body
+    only when title rows were taken off it."""
     free = points
     for top, left, bottom, right in excluded:  # one pass per box, not a call per cell and box
         free = {p for p in free if not (top <= p[0] <= bottom and left <= p[1] <= right)}
@@ -144,20 +160,30 @@ def detect(
         if not cells:
             continue
         rows = _by_row(component)
-        _, left, _, right = _box(component)
+        box = _box_of_rows(rows)
+        left, right = box[1], box[3]
         ordered = sorted(rows)
-        while ordered and right - left >= 2 and len(rows[ordered[0]]) <= 1:
-            loose.extend(p for p in cells if p[0] == ordered[0])
-            ordered.pop(0)
-        body = {p for p in component if ordered and p[0] >= ordered[0]}
-        body_cells = body & free
-        if body and _table_like(body):
+        titles = 0
+        while titles < len(ordered) and right - left >= 2 and len(rows[ordered[titles]]) <= 1:
+            loose.extend(p for p in cells if p[0] == ordered[titles])
+            titles += 1
+        if titles == len(ordered):
+            continue  # every row a title row: no body
+        if titles:
+            start = ordered[titles]
+            body = {p for p in component if p[0] >= start}
+            body_cells = body & free
+            rows = {row: rows[row] for row in ordered[titles:]}
+            box = _box_of_rows(rows)
+        else:
+            body, body_cells = component, cells
+        if _table_like(body, box, rows):
             regions.append(
                 Region(
                     kind="tlr",
-                    box=_box(body),
+                    box=box,
                     cells=sorted(body_cells),
-                    header_row=_header_row(body, is_text, is_bold),
+                    header_row=_header_row(body, box, rows, is_text, is_bold),
                 )
             )
         else:
