@@ -78,3 +78,17 @@ def test_filled_cells_among_blanks_read_their_first_children_only(tmp_path: Path
         (1, 4): "y",
     }
     assert data.cells_seen == 2 and (data.max_row, data.max_col) == (1, 4)
+
+
+def test_rows_past_the_cap_are_counted_by_their_filled_cells(tmp_path: Path) -> None:
+    kept = "".join(f'<row r="{n}"><c r="A{n}"><v>{n}</v></c></row>' for n in range(1, 1001))
+    past = (
+        '<row r="1001"><c r="A1001"><v>1</v></c><c r="B1001"/></row>'
+        '<row r="1002"><c r="C1002"><f>A1*2</f><f>A1</f><v>2</v></c><c r="bad!"><v>3</v></c>'
+        '<c r="E1002" t="inlineStr"><is><t>z</t></is></c>'
+        '<extLst><ext uri="x"><c r="H1002"><f>1</f></c></ext></extLst></row>'
+    )
+    data = read_rows(tmp_path, kept + past)
+    assert data.truncated_at_row == 1001 and len(data.cells) == 1000
+    assert (data.cells_seen, data.formulas_seen) == (1004, 1)
+    assert (data.rows_seen, data.max_row, data.max_col) == (1002, 1002, 5)
