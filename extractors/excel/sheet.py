@@ -492,10 +492,7 @@ def _conditional(element, workbook: Workbook) -> list[dict[str, object]]:
     for rule in element.iterfind("{*}cfRule"):
         formulas = [f.text or "" for f in rule.iterfind("{*}formula")]
         formulas += [f.text or "" for f in rule.iterfind("{*}f")]
-        style: dict[str, str] = {}
-        dxf = rule.get("dxfId")
-        if dxf is not None and dxf.isdigit() and int(dxf) < len(workbook.styles.dxf):
-            style = workbook.styles.dxf[int(dxf)]
+        style = workbook.styles.differential(rule.get("dxfId"))
         rules.append(
             {
                 "sqref": sqref.strip(),

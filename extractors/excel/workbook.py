@@ -85,11 +85,60 @@ class CellStyle:
 
 @dataclass
 class Styles:
-    cell: list[CellStyle] = field(default_factory=list)
-    dxf: list[dict[str, str]] = field(default_factory=list)
+    """A workbook's cell formats (cellXfs) and differential formats (dxfs), each worked out
+    from its element when first asked for: workbooks declare far more than their cells
+    and rules use (a thousand cell formats for a few dozen in use)."""
+
+    xfs: list[etree._Element] = field(default_factory=list)
+    dxfs: list[etree._Element] = field(default_factory=list)
+    theme: list[str] = field(default_factory=list)
+    custom: dict[int, str] = field(default_factory=dict)  # numFmtId -> format code
+    fonts: list[dict[str, object]] = field(default_factory=list)
+    fills: list[str | None] = field(default_factory=list)
+    borders: list[tuple[str | None, str | None]] = field(default_factory=list)
+    cells: dict[int, CellStyle] = field(default_factory=dict)  # by index, as worked out
+    differentials: dict[int, dict[str, str]] = field(default_factory=dict)
 
     def of(self, index: int) -> CellStyle:
-        return self.cell[index] if 0 <= index < len(self.cell) else CellStyle()
+        """The cell format of a style index (an empty one when there is none; do not modify)."""
+        style = self.cells.get(index)
+        if style is None:
+            made = 0 <= index < len(self.xfs)
+            style = self.cells[index] = self._cell(self.xfs[index]) if made else CellStyle()
+        return style
+
+    def differential(self, index: str | None) -> dict[str, str]:
+        """The differential format of a dxfId attribute ({} when there is none)."""
+        if index is None or not index.isdigit() or int(index) >= len(self.dxfs):
+            return {}
+        number = int(index)
+        entry = self.differentials.get(number)
+        if entry is None:
+            entry = self.differentials[number] = _differential(self.dxfs[number], self.theme)
+        return entry
+
+    def _cell(self, xf: etree._Element) -> CellStyle:
+        try:
+            num_fmt = int(xf.get("numFmtId", "0"))
+        except ValueError:
+            num_fmt = 0
+        font = _pick(self.fonts, xf.get("fontId"), {})
+        top, bottom = _pick(self.borders, xf.get("borderId"), (None, None))  # type: ignore[misc]
+        return CellStyle(
+            number_format=format_code(num_fmt, self.custom),
+            fill=_pick(self.fills, xf.get("fillId"), None),  # type: ignore[arg-type]
+            border_top=top,
+            border_bottom=bottom,
+            **font,  # type: ignore[arg-type]
+        )
+
+
+def _pick(items: list, index: str | None, default: object) -> object:
+    """`items[index]` of an index attribute, `default` when it is unreadable or out of range."""
+    try:
+        return items[int(index or 0)]
+    except (ValueError, IndexError):
+        return default
 
 
 @dataclass
@@ -247,51 +296,37 @@ def _styles(package: Package, part: str | None, theme: list[str]) -> Styles:
     borders = [
         (_border(b, "top"), _border(b, "bottom")) for b in root.iterfind("{*}borders/{*}border")
     ]
+    return Styles(
+        xfs=root.findall("{*}cellXfs/{*}xf"),
+        dxfs=root.findall("{*}dxfs/{*}dxf"),
+        theme=theme,
+        custom=custom,
+        fonts=fonts,
+        fills=fills,
+        borders=borders,
+    )
 
-    def pick(items: list, index: str | None, default: object) -> object:
-        try:
-            return items[int(index or 0)]
-        except (ValueError, IndexError):
-            return default
 
-    cells = []
-    for xf in root.iterfind("{*}cellXfs/{*}xf"):
-        try:
-            num_fmt = int(xf.get("numFmtId", "0"))
-        except ValueError:
-            num_fmt = 0
-        font = pick(fonts, xf.get("fontId"), {})
-        top, bottom = pick(borders, xf.get("borderId"), (None, None))  # type: ignore[misc]
-        cells.append(
-            CellStyle(
-                number_format=format_code(num_fmt, custom),
-                fill=pick(fills, xf.get("fillId"), None),  # type: ignore[arg-type]
-                border_top=top,
-                border_bottom=bottom,
-                **font,  # type: ignore[arg-type]
-            )
-        )
-    dxfs = []
-    for dxf in root.iterfind("{*}dxfs/{*}dxf"):
-        entry: dict[str, str] = {}
-        fill = dxf.find("{*}fill")
-        if fill is not None:
-            pattern = fill.find("{*}patternFill")
-            colour = None
-            if pattern is not None:
-                colour = excel_colors.resolve(pattern.find("{*}bgColor"), theme)
-                colour = colour or excel_colors.resolve(pattern.find("{*}fgColor"), theme)
-            if colour:
-                entry["fill"] = excel_colors.describe(colour)
-        font = dxf.find("{*}font")
-        if font is not None:
-            details = _font(font, theme)
-            if details["font_color"]:
-                entry["font"] = excel_colors.describe(str(details["font_color"]))
-            if details["bold"]:
-                entry["bold"] = "bold"
-        dxfs.append(entry)
-    return Styles(cell=cells, dxf=dxfs)
+def _differential(dxf: etree._Element, theme: list[str]) -> dict[str, str]:
+    """The fill and font cues of a differential format (a conditional format's look)."""
+    entry: dict[str, str] = {}
+    fill = dxf.find("{*}fill")
+    if fill is not None:
+        pattern = fill.find("{*}patternFill")
+        colour = None
+        if pattern is not None:
+            colour = excel_colors.resolve(pattern.find("{*}bgColor"), theme)
+            colour = colour or excel_colors.resolve(pattern.find("{*}fgColor"), theme)
+        if colour:
+            entry["fill"] = excel_colors.describe(colour)
+    font = dxf.find("{*}font")
+    if font is not None:
+        details = _font(font, theme)
+        if details["font_color"]:
+            entry["font"] = excel_colors.describe(str(details["font_color"]))
+        if details["bold"]:
+            entry["bold"] = "bold"
+    return entry
 
 
 def open_workbook(package: Package) -> Workbook:
