@@ -231,10 +231,12 @@ def read_sheet(workbook: Workbook, part: str, display: CellDisplay | None = None
     data = SheetData()
     rows = _RowReader(workbook, display or CellDisplay(workbook))
     for element in iterparse_part(workbook.package, part, SHEET_TAGS):
-        name = local(element)
-        if name == "row":
+        tag = element.tag
+        if tag[-4:] == "}row" or tag == "row":  # most elements: no local name to slice
             rows.read(element, data)
-        elif name == "sheetPr":
+            continue
+        name = local(element)
+        if name == "sheetPr":
             tab = element.find("{*}tabColor")
             if tab is not None:
                 data.tab_color = resolve(tab, workbook.theme)
@@ -306,7 +308,8 @@ def _filled_cells(element) -> list[Placed] | None:
     cell before it, which `_placed_cells` works out from every c child.
     """
     filled: list[Placed] = []
-    c_tag = element.tag[:-3] + "c"  # the row's namespace, which its c elements share
+    namespace = element.tag[:-3]  # the row's, which its c and v elements share
+    c_tag, v_tag = namespace + "c", namespace + "v"
     cell = v = f = inline = None
     row = col = 0
     for child in element.iter(_FILLING):
@@ -328,7 +331,7 @@ def _filled_cells(element) -> list[Placed] | None:
                     return None
                 row, col = position
         tag = child.tag
-        name = tag[tag.rfind("}") + 1 :]
+        name = "v" if tag == v_tag else tag[tag.rfind("}") + 1 :]
         if name == "v":
             if v is None:
                 v = child
