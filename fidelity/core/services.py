@@ -46,6 +46,10 @@ R = TypeVar("R")
 
 CONVERTER = "converter"
 MODELS = "models"
+# Connections waiting to be accepted. multiprocessing's default is 1: with every thread of
+# a worker connecting at once, a handshake completed beyond it is dropped by the driver's
+# kernel while the worker counts it as open and waits for a challenge that never comes.
+BACKLOG = 128
 
 
 @dataclass(frozen=True)
@@ -122,7 +126,7 @@ class ServiceHost:
             MODELS: LLMService(client) if client is not None else None,
         }
         self.authkey = os.urandom(32)
-        self.listener = Listener(address=(host, 0), family="AF_INET")
+        self.listener = Listener(address=(host, 0), family="AF_INET", backlog=BACKLOG)
         self.endpoint = Endpoint(
             address=self.listener.address,
             authkey=self.authkey,

@@ -17,7 +17,7 @@ from fidelity.core.config import ModelsConfig
 from fidelity.core.services import Endpoint, RemoteConverter, RemoteModelClient, ServiceHost
 from ingest.unoserver_pool import ConversionError
 
-THREADS = 4
+THREADS = 16  # more connections at once than a listener's default backlog of 1
 
 
 class UpperCaseConverter:
@@ -66,7 +66,7 @@ def converter_calls(endpoint: Endpoint, results: Any) -> None:
 
 
 def model_calls(endpoint: Endpoint, media: str, results: Any) -> None:
-    client = RemoteModelClient(endpoint, ModelsConfig(), Path(media))
+    client = RemoteModelClient(endpoint, ModelsConfig(concurrency=THREADS), Path(media))
     messages = [[{"role": "user", "content": f"question {n}"}] for n in range(THREADS)]
     replies = client.map(lambda message: client.complete("judge", message), messages)
     client.accounting.count("rules", "drafted", 3)
@@ -84,6 +84,8 @@ def run_in_worker(target: Any, *arguments: Any) -> Any:
         return results.get(timeout=60)
     finally:
         process.join(timeout=10)
+        process.kill()  # a worker left waiting on the driver must not outlive the test
+        process.join()
 
 
 def test_a_worker_gets_results_and_the_errors_the_converter_raised() -> None:
