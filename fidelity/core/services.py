@@ -125,11 +125,10 @@ class ServiceHost:
             CONVERTER: ConverterService(converter) if converter is not None else None,
             MODELS: LLMService(client) if client is not None else None,
         }
-        self.authkey = os.urandom(32)
         self.listener = Listener(address=(host, 0), family="AF_INET", backlog=BACKLOG)
         self.endpoint = Endpoint(
             address=self.listener.address,
-            authkey=self.authkey,
+            authkey=os.urandom(32),
             converter=converter is not None,
             models=client is not None,
         )
@@ -155,12 +154,17 @@ class ServiceHost:
         answer its calls until it hangs up."""
         with connection:
             try:
-                deliver_challenge(connection, self.authkey)
-                answer_challenge(connection, self.authkey)
+                deliver_challenge(connection, self.endpoint.authkey)
+                answer_challenge(connection, self.endpoint.authkey)
                 _no_delay(connection)
                 while True:
                     service, method, arguments = connection.recv()
-                    connection.send(self._answer(service, method, arguments))
+                    reply = self._answer(service, method, arguments)
+                    try:
+                        connection.send(reply)
+                    except (pickle.PicklingError, TypeError, AttributeError) as error:
+                        reason = f"{service}.{method} returned what cannot be sent: {error}"
+                        connection.send((False, RuntimeError(reason)))
             except (EOFError, OSError, AuthenticationError):
                 return
 

@@ -32,6 +32,8 @@ class UpperCaseConverter:
         return data.upper() + ",".join(filter_options).encode()
 
     def to_pdf(self, source: bytes | Path, app: str) -> bytes:
+        if app == "unsendable":
+            return threading.Lock()  # type: ignore[return-value]
         return self.convert(source, "pdf", (app,))
 
 
@@ -113,6 +115,14 @@ def test_a_wrong_key_is_refused_and_the_host_keeps_serving() -> None:
         with pytest.raises(AuthenticationError):
             RemoteConverter(forged).convert(b"memo", "pdf")
         assert RemoteConverter(host.endpoint).convert(b"memo", "pdf") == b"MEMO"
+
+
+def test_a_reply_that_cannot_be_sent_is_an_error_and_the_connection_goes_on() -> None:
+    with ServiceHost(UpperCaseConverter(), None) as host:
+        converter = RemoteConverter(host.endpoint)
+        with pytest.raises(RuntimeError, match="to_pdf returned what cannot be sent"):
+            converter.to_pdf(b"memo", "unsendable")
+        assert converter.to_pdf(b"memo", "word") == b"MEMOword"
 
 
 def test_a_service_the_driver_does_not_serve_is_a_clear_error() -> None:
