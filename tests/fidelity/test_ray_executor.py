@@ -107,6 +107,15 @@ def ray_address() -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
+def one_server(tmp_path_factory) -> list[str]:
+    """`--config` for builds with one LibreOffice per pool: conversions are not what these
+    tests compare, and each further server costs a LibreOffice start per build."""
+    path = tmp_path_factory.mktemp("config") / "fidelity.toml"
+    path.write_text("[ingest]\nservers = 1\n")
+    return ["--config", str(path)]
+
+
+@pytest.fixture(scope="module")
 def inputs(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("inputs")
     for path in GOOD + BAD:
@@ -115,9 +124,9 @@ def inputs(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def local_out(inputs, tmp_path_factory) -> Path:
+def local_out(inputs, one_server, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("local") / "out"
-    assert main(["build", str(inputs), "-o", str(out), "--workers", "2"]) == 0
+    assert main([*one_server, "build", str(inputs), "-o", str(out), "--workers", "2"]) == 0
     return out
 
 
@@ -131,9 +140,19 @@ def same_outputs(first: Path, second: Path) -> None:
     assert media_files(first) == media_files(second)
 
 
-def test_ray_build_matches_the_local_build(ray_address, inputs, local_out, tmp_path):
+def test_ray_build_matches_the_local_build(ray_address, inputs, one_server, local_out, tmp_path):
     out = tmp_path / "out"
-    command = ["build", str(inputs), "-o", str(out), "--executor", "ray", "--address", ray_address]
+    command = [
+        *one_server,
+        "build",
+        str(inputs),
+        "-o",
+        str(out),
+        "--executor",
+        "ray",
+        "--address",
+        ray_address,
+    ]
     assert main(command) == 0
     same_outputs(local_out, out)
     skipped = (out / "skipped.jsonl").read_text()
@@ -178,11 +197,11 @@ def done_files(store: Path) -> int:
 
 
 @pytest.fixture(scope="module")
-def killed_out(ray_address, inputs, tmp_path_factory) -> Path:
+def killed_out(ray_address, inputs, one_server, tmp_path_factory) -> Path:
     """The OUT of a Ray build SIGKILLed once it stored 2 files (each rerun resumes a copy)."""
     out = tmp_path_factory.mktemp("killed") / "out"
-    command = [sys.executable, "-m", "fidelity.cli", "build", str(inputs), "-o", str(out)]
-    command += ["--executor", "ray", "--address", ray_address]
+    command = [sys.executable, "-m", "fidelity.cli", *one_server, "build", str(inputs)]
+    command += ["-o", str(out), "--executor", "ray", "--address", ray_address]
     driver = subprocess.Popen(
         command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
@@ -201,12 +220,13 @@ def killed_out(ray_address, inputs, tmp_path_factory) -> Path:
     ids=["on-ray-shipping-files", "on-the-local-executor"],
 )
 def test_a_ray_build_killed_mid_way_resumes_with_nothing_lost_or_doubled(
-    ray_address, inputs, local_out, killed_out, tmp_path, rerun
+    ray_address, inputs, one_server, local_out, killed_out, tmp_path, rerun
 ):
     out = tmp_path / "out"
     shutil.copytree(killed_out, out, symlinks=True)
     assert done_files(out / "run.sqlite") < len(GOOD + BAD)  # it was stopped mid-way
-    assert main(["build", str(inputs), "-o", str(out), "--address", ray_address, *rerun]) == 0
+    command = [*one_server, "build", str(inputs), "-o", str(out), "--address", ray_address]
+    assert main([*command, *rerun]) == 0
     same_outputs(local_out, out)
     assert any(name.startswith("media/") and "slide" in name for name in media_files(out))
 
@@ -229,14 +249,16 @@ def pictures_sent(requests: list[dict]) -> int:
     )
 
 
-def test_model_mode_on_ray_records_caches_and_replays_as_locally(ray_address, stub, tmp_path):
+def test_model_mode_on_ray_records_caches_and_replays_as_locally(
+    ray_address, stub, one_server, tmp_path
+):
     word = CORPUS / "word" / "drawingml.docx"  # a picture: the model is sent it
     local, remote = tmp_path / "local", tmp_path / "ray"
     model = ["--model", "stub-model"]
-    assert main(["build", str(word), "-o", str(local), *model]) == 0
+    assert main([*one_server, "build", str(word), "-o", str(local), *model]) == 0
     local_requests = stub.chat_requests()
     ray = ["--executor", "ray", "--address", ray_address, "--ship-files"]
-    assert main(["build", str(word), "-o", str(remote), *model, *ray]) == 0
+    assert main([*one_server, "build", str(word), "-o", str(remote), *model, *ray]) == 0
     ray_requests = stub.chat_requests()[len(local_requests) :]
     assert len(ray_requests) == len(local_requests) > 0  # every request once, as locally
     assert pictures_sent(ray_requests) == pictures_sent(local_requests) > 0
@@ -246,7 +268,7 @@ def test_model_mode_on_ray_records_caches_and_replays_as_locally(ray_address, st
         (recorded,) = db.execute("SELECT count(*) FROM model_calls").fetchone()
     assert recorded == len(ray_requests)
     assert main(["explain", str(word), "-o", str(remote), "--replay"]) == 0
-    assert main(["build", str(word), "-o", str(remote), *model, *ray]) == 0
+    assert main([*one_server, "build", str(word), "-o", str(remote), *model, *ray]) == 0
     assert len(stub.chat_requests()) == 2 * len(local_requests)  # a rebuild makes no call
 
 
