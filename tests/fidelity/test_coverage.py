@@ -12,6 +12,7 @@ from fidelity.core.config import Config, CoverageConfig
 from fidelity.core.store import open_store
 from fidelity.coverage import below_target, compute, markdown, record_override
 from fidelity.pipeline import build
+from tests.support.page_counts import DECLARED_PAGES
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +23,7 @@ def run(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     for name in ("memo.docx", "notes.docx"):
         shutil.copy(corpus / "word" / name, inputs / name)
     out = base / "out"
-    build([inputs], out, Config())
+    build([inputs], out, Config(extra=DECLARED_PAGES))
     return out
 
 

@@ -14,6 +14,7 @@ from fidelity.cli import main as cli
 from fidelity.core.config import Config
 from fidelity.pipeline import build
 from tests.support.openai_stub import StubServer, error, json_reply, schema_name, text_of
+from tests.support.page_counts import DECLARED_PAGES, DECLARED_PAGES_TOML
 
 WORD = ["memo.docx", "testWORD_various.docx"]
 
@@ -29,7 +30,7 @@ def offline_run(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple
     inputs.mkdir()
     for name in WORD:
         shutil.copy(corpus / "word" / name, inputs / name)
-    build([inputs], base / "out", Config())
+    build([inputs], base / "out", Config(extra=DECLARED_PAGES))
     return inputs, base / "out"
 
 
@@ -122,7 +123,9 @@ def test_model_run_replays_from_records_only(corpus, tmp_path, monkeypatch, caps
     for name in WORD:
         shutil.copy(corpus / "word" / name, inputs / name)
     settings = tmp_path / "fidelity.toml"
-    settings.write_text('[models]\nmodel = "stub-model"\ngenerators = []\nmax_retries = 0\n')
+    settings.write_text(
+        '[models]\nmodel = "stub-model"\ngenerators = []\nmax_retries = 0\n' + DECLARED_PAGES_TOML
+    )
     out = tmp_path / "out"
     monkeypatch.setenv("OPENAI_API_KEY", "sk-explain-test")
     with StubServer(generic_filter_model) as stub:

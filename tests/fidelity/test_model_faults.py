@@ -16,14 +16,18 @@ import pytest
 from fidelity.cli import main
 from tests.generators.test_llm_generators_pipeline import WORD_FILE, generic_model
 from tests.support.openai_stub import StubServer, faulty, slow
+from tests.support.page_counts import DECLARED_PAGES_TOML
 
-SETTINGS = """
+SETTINGS = (
+    """
 [models]
 model = "stub-model"
 max_retries = {retries}
 timeout = 1.0
 backoff_base = 0.01
 """
+    + DECLARED_PAGES_TOML
+)
 FAULTS = ("truncate", "cut", "reset", "garbage", "stall")
 
 

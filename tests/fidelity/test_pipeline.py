@@ -20,6 +20,7 @@ import pytest
 from fidelity.cli import main as cli
 from fidelity.core.config import Config
 from fidelity.pipeline import build
+from tests.support.page_counts import DECLARED_PAGES, declared_pages_config
 
 ROOT = Path(__file__).resolve().parents[2]
 REQUIRED = {"id", "file", "app", "category", "artifact_id", "question", "answer", "generator"}
@@ -136,19 +137,20 @@ def test_resume_after_kill(corpus: Path, tmp_path: Path) -> None:
     names = ["memo.docx", "notes.docx", "equations.docx", "Comment015.docx", "Test07.docx"]
     inputs = word_inputs(corpus, tmp_path / "in", names)
     reference, out = tmp_path / "reference", tmp_path / "killed"
-    command = [sys.executable, "-m", "fidelity.cli", "build", str(inputs), "-o", str(out)]
+    command = [sys.executable, "-m", "fidelity.cli", *declared_pages_config(tmp_path), "build"]
+    command += [str(inputs), "-o", str(out)]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
     killer = threading.Thread(target=_kill_after_two_files, args=(process, out))
     killer.start()  # the build to kill runs alongside the reference build
     try:
-        build([inputs], reference, Config())
+        build([inputs], reference, Config(extra=DECLARED_PAGES))
     finally:
         killer.join()
     stored = _done_files(out / "run.sqlite")
     assert 0 < stored < len(names), "the kill should land mid-run"
 
-    build([inputs], out, Config())
+    build([inputs], out, Config(extra=DECLARED_PAGES))
     for name in ("questions.jsonl", "rejected.jsonl"):
         assert (reference / name).read_bytes() == (out / name).read_bytes()
     ids = [row["id"] for row in rows(out / "questions.jsonl") + rows(out / "rejected.jsonl")]
@@ -257,14 +259,14 @@ def test_curation_changes_apply_on_a_rerun(corpus: Path, tmp_path: Path) -> None
     def files_with_questions() -> set[str]:
         return {Path(row["file"]).name for row in rows(out / "questions.jsonl")}
 
-    build([inputs], out, Config())
+    build([inputs], out, Config(extra=DECLARED_PAGES))
     assert files_with_questions() == {"notes.docx"}
     skipped = {Path(row["file"]).name: row for row in rows(out / "skipped.jsonl")}
     assert skipped["otchet.docx"]["reason_code"] == "non_english"
 
-    build([inputs], out, Config(extra={"ingest": {"languages": []}}))
+    build([inputs], out, Config(extra={"ingest": {**DECLARED_PAGES["ingest"], "languages": []}}))
     assert files_with_questions() == {"notes.docx", "otchet.docx"}
     assert not rows(out / "skipped.jsonl")
 
-    build([inputs], out, Config())
+    build([inputs], out, Config(extra=DECLARED_PAGES))
     assert files_with_questions() == {"notes.docx"}

@@ -15,6 +15,7 @@ from fidelity.coverage import compute
 from fidelity.pipeline import build
 from fidelity.regen import regen
 from generators import rules
+from tests.support.page_counts import DECLARED_PAGES
 
 FILES = ("filenames.docx", "docx-tables.docx", "memo.docx")
 
@@ -36,7 +37,7 @@ def built(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     for name in FILES:
         shutil.copy(corpus / "word" / name, inputs / name)
     out = base / "out"
-    build([inputs], out, Config())
+    build([inputs], out, Config(extra=DECLARED_PAGES))
     return out
 
 

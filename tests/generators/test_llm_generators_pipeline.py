@@ -13,6 +13,7 @@ import pytest
 from fidelity.cli import main
 from fidelity.core.config import ModelsConfig
 from tests.support.openai_stub import StubServer, json_reply, schema_name, text_of
+from tests.support.page_counts import DECLARED_PAGES_TOML
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 WORD_FILE = CORPUS / "word" / "018367.docx"
@@ -98,11 +99,14 @@ def generic_model(body: dict) -> dict:
 
 
 @pytest.fixture
-def stub(monkeypatch):
+def stub(monkeypatch, tmp_path):
+    working = tmp_path / "working"  # its fidelity.toml: declared page counts, nothing else
+    working.mkdir()
+    (working / "fidelity.toml").write_text(DECLARED_PAGES_TOML)
     with StubServer(generic_model) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-pipeline-test-key")
-        monkeypatch.chdir(Path(__file__).parent)  # no stray fidelity.toml
+        monkeypatch.chdir(working)
         yield server
 
 
@@ -170,7 +174,8 @@ def test_without_model_the_run_stays_offline_even_with_a_key(stub, tmp_path):
 
 def test_batch_mode_generates_through_the_batch_api(stub, tmp_path):
     config = tmp_path / "fidelity.toml"
-    config.write_text("[models]\nmodel = 'stub-model'\nbatch = true\nbatch_poll_seconds = 0\n")
+    batch = "[models]\nmodel = 'stub-model'\nbatch = true\nbatch_poll_seconds = 0\n"
+    config.write_text(batch + DECLARED_PAGES_TOML)
     out = tmp_path / "out"
     assert main(["--config", str(config), "build", str(WORD_FILE), "-o", str(out)]) == 0
     assert not drafting_requests(stub)  # (the filters' calls are not batched)
