@@ -23,26 +23,14 @@ from fidelity.core.store import RunStore
 from fidelity.report import REPORT_NAME, write_report
 from fidelity.report.page import PAGE_SIZE, json_island
 from tests.generators.test_llm_generators_pipeline import WORD_FILE, generic_model
+from tests.support.browser import MISSING, chromium_binary, launched_chromium
 from tests.support.openai_stub import StubServer
 from tests.support.page_counts import declared_pages_config
 from tests.support.synthetic_run import HOSTILE, synthetic_store
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = shutil.which("chromium")
-needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None,
-    reason="Debian's chromium is not installed (apt-get install chromium; .ci/run installs it)",
-)
-CHROMIUM_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-)
+CHROMIUM = chromium_binary()
+needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason=MISSING)
 HTML_PARSER = lxml_html.HTMLParser(huge_tree=True)
 
 
@@ -65,17 +53,8 @@ def page_of(path: Path) -> lxml_html.HtmlElement:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """One headless Debian chromium for the module's pages, driven through Playwright (a
-    launch costs more CPU than loading a page)."""
-    if CHROMIUM is None:
-        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (test extra) absent")
-    with sync_api.sync_playwright() as driver:
-        launched = driver.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_FLAGS[1:]))
-        try:
-            yield launched
-        finally:
-            launched.close()
+    with launched_chromium() as launched:
+        yield launched
 
 
 def open_page(browser: Any, path: Path, fragment: str = "", **options: Any) -> tuple[Any, list]:

@@ -18,10 +18,10 @@ from PIL import Image
 
 from fidelity.cli import main as cli
 from fidelity.review import formats
+from tests.support.browser import launched_chromium
 from tests.support.labelstudio_support import (
     LABEL_STUDIO,
     LabelStudio,
-    chromium_binary,
     prepared_data,
     screenshot,
 )
@@ -193,16 +193,18 @@ def test_label_studio_export_imports_with_annotators_named_by_email(
 def test_a_task_with_a_picture_shows_it_to_annotators(
     studio: LabelStudio, project: dict[str, Any], tmp_path: Path
 ) -> None:
-    if not chromium_binary():
-        pytest.skip("chromium is not installed (.ci/run installs it)")
-    pytest.importorskip("websockets", reason="the [review] extra is not installed")
     task = next(t for t in project["tasks"] if t["data"]["image"].startswith("data:image/png"))
     assert "<img" not in task["data"]["evidence_html"]
     url = f"{studio.url}/projects/{project['id']}/data?task={task['id']}"
-    profile = tmp_path / "chromium-profile"
-    profile.mkdir()
     picture = Image.open(io.BytesIO(base64.b64decode(task["data"]["image"].split(",", 1)[1])))
-    png, box = screenshot(url, studio.session_cookies(), picture.size, profile)
+    with launched_chromium() as browser:
+        png, box = screenshot(browser, url, studio.session_cookies(), picture.size)
+        # A task without a picture shows the small "no picture" image, not a broken one.
+        bare = next(t for t in project["tasks"] if t["data"]["image"].startswith("data:image/svg"))
+        bare_url = f"{studio.url}/projects/{project['id']}/data?task={bare['id']}"
+        _, bare_box = screenshot(
+            browser, bare_url, studio.session_cookies(), (320, 40), smallest=(100, 20)
+        )
     (tmp_path / "task.png").write_bytes(png)
     assert box is not None, "the task's picture is not shown in the labeling view"
     page = Image.open(io.BytesIO(png)).convert("RGB")
@@ -212,11 +214,4 @@ def test_a_task_with_a_picture_shows_it_to_annotators(
     colours = region.getcolors(maxcolors=1 << 16)
     assert colours is None or len(colours) > 1, "the picture region is a single colour"
     assert max(high - low for low, high in region.getextrema()) > 64
-
-    # A task without a picture shows the small "no picture" image, not a broken one.
-    bare = next(t for t in project["tasks"] if t["data"]["image"].startswith("data:image/svg"))
-    url = f"{studio.url}/projects/{project['id']}/data?task={bare['id']}"
-    other = tmp_path / "chromium-profile-2"
-    other.mkdir()
-    _, box = screenshot(url, studio.session_cookies(), (320, 40), other, smallest=(100, 20))
-    assert box is not None and box["width"] >= 100, "the no-picture image is not shown"
+    assert bare_box is not None and bare_box["width"] >= 100, "the no-picture image is not shown"

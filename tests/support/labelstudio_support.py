@@ -4,16 +4,13 @@ Label Studio runs from its own venv (.ci/run installs it at /opt/label-studio;
 LABEL_STUDIO_BIN overrides the path) with a fresh data folder and a known admin and
 API token. The data folder starts as a copy of one Label Studio migrated once per installed
 version (`prepared_data()`; .ci/run makes it at install): migrating a new database takes
-about 35 s of CPU, starting on a migrated one about 4. Chromium (Debian's `chromium`,
-CHROMIUM_BIN overrides) is driven over the DevTools protocol: it gets the Label Studio
-session cookie, opens a task and screenshots it.
+about 35 s of CPU, starting on a migrated one about 4. A Playwright-driven Chromium
+(tests/support/browser.py) gets the Label Studio session cookie, opens a task and
+screenshots it.
 """
 
 from __future__ import annotations
 
-import base64
-import itertools
-import json
 import os
 import shutil
 import signal
@@ -31,20 +28,6 @@ ADMIN = "admin@example.com"
 PASSWORD = "fidelity-review-1"
 TOKEN = "fidelity-review-token"
 START_TIMEOUT = 240.0
-CHROMIUM_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-)
-
-
-def chromium_binary() -> str | None:
-    return os.environ.get("CHROMIUM_BIN") or shutil.which("chromium")
 
 
 def free_port() -> int:
@@ -200,92 +183,39 @@ FIND_PICTURE = """(() => {
 
 
 def screenshot(
+    browser: Any,
     url: str,
     cookies: dict[str, str],
     size: tuple[int, int],
-    profile: Path,
     smallest: tuple[int, int] = (100, 50),
     timeout: float = 90.0,
 ) -> tuple[bytes, dict[str, Any] | None]:
     """(PNG of the page at `url`, the box of its largest shown picture of natural `size`).
 
-    Waits until such a picture is shown at least `smallest` (larger than the data
-    manager's thumbnails), or `timeout` passes.
+    Opens the page with the Label Studio session `cookies` in a tab of its own and waits until
+    such a picture is shown at least `smallest` (larger than the data manager's thumbnails),
+    or `timeout` passes.
     """
-    binary = chromium_binary()
-    assert binary, "chromium is not installed"
-    process = subprocess.Popen(
-        [
-            binary,
-            *CHROMIUM_FLAGS,
-            f"--user-data-dir={profile}",
-            "--remote-debugging-port=0",
-            "--window-size=1280,2400",
-            "about:blank",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    script = FIND_PICTURE.replace("WIDTH", str(size[0])).replace("HEIGHT", str(size[1]))
+    shown = f"(() => {{ const box = {script}; return box && box.width >= {smallest[0]}"
+    shown += f" && box.height >= {smallest[1]}; }})()"
+    context = browser.new_context(viewport={"width": 1280, "height": 2400})
     try:
-        script = FIND_PICTURE.replace("WIDTH", str(size[0])).replace("HEIGHT", str(size[1]))
-        return _capture(process, url, cookies, script, profile, smallest, timeout)
+        origin = "/".join(url.split("/", 3)[:3])
+        context.add_cookies([{"name": k, "value": v, "url": origin} for k, v in cookies.items()])
+        page = context.new_page()
+        page.goto(url)
+        try:
+            page.wait_for_function(shown, timeout=timeout * 1000, polling=500)
+        except PlaywrightTimeout:
+            pass  # the box found, if any, is returned for the caller to judge
+        page.wait_for_timeout(1000)  # let the layout settle around the picture
+        box = page.evaluate(script)
+        return page.screenshot(full_page=True), box
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=30)
-
-
-def _capture(
-    process: subprocess.Popen,
-    url: str,
-    cookies: dict[str, str],
-    script: str,
-    profile: Path,
-    smallest: tuple[int, int],
-    timeout: float,
-) -> tuple[bytes, dict[str, Any] | None]:
-    from websockets.sync.client import connect
-
-    port_file = profile / "DevToolsActivePort"
-    deadline = time.monotonic() + timeout
-    while not (port_file.is_file() and port_file.read_text().strip()):
-        if process.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError("chromium did not open its DevTools port")
-        time.sleep(0.1)
-    port = int(port_file.read_text().split()[0])
-    pages = httpx.get(f"http://127.0.0.1:{port}/json/list", timeout=30).json()
-    page = next(target for target in pages if target["type"] == "page")
-    ids = itertools.count(1)
-    with connect(page["webSocketDebuggerUrl"], max_size=None) as socket_:
-
-        def call(method: str, **params: Any) -> dict[str, Any]:
-            number = next(ids)
-            socket_.send(json.dumps({"id": number, "method": method, "params": params}))
-            while True:
-                message = json.loads(socket_.recv(timeout=timeout))
-                if message.get("id") == number:
-                    if "error" in message:
-                        raise RuntimeError(f"{method}: {message['error']}")
-                    return message["result"]
-
-        origin = url.split("/", 3)
-        for name, value in cookies.items():
-            call("Network.setCookie", name=name, value=value, url="/".join(origin[:3]))
-        call("Page.enable")
-        call("Page.navigate", url=url)
-        box = None
-        while time.monotonic() < deadline:
-            found = call("Runtime.evaluate", expression=script, returnByValue=True)
-            box = found["result"].get("value")
-            if box and box["width"] >= smallest[0] and box["height"] >= smallest[1]:
-                break
-            time.sleep(0.5)
-        time.sleep(1.0)  # let the layout settle around the picture
-        if box:
-            found = call("Runtime.evaluate", expression=script, returnByValue=True)
-            box = found["result"].get("value") or box
-        shot = call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
-    return base64.b64decode(shot["data"]), box
+        context.close()
 
 
 if __name__ == "__main__":
