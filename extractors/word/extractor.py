@@ -23,7 +23,8 @@ from extractors.word.format import (
     mark_artifacts,
     read_paragraphs,
 )
-from extractors.word.index import BodyIndex
+from extractors.word.index import DOCUMENT, BodyIndex
+from extractors.word.pandoc_input import pandoc_copy
 from extractors.word.pandoc_run import read_docx
 from extractors.word.parts import (
     chart_parts,
@@ -48,14 +49,15 @@ class WordExtractor(ApplicationExtractor):
     def extract(self, source: Source, context: ExtractContext) -> Document:
         """The document of the Word file (no page images: renderers are not used)."""
         document, media, ids = source.document, context.media, context.ids
-        with (
-            collector_paused(),
-            Package(source.path) as package,
-            read_docx(source.path, media.folder) as reading,
-        ):
-            # pandoc runs in its own process while the package XML is read here.
-            found = _read_package(package, media, ids)
-            body = convert(reading.ast(), media, found.notes, found.box_paragraphs, ids)
+        with collector_paused(), Package(source.path) as package:
+            document_xml = _document_xml(package)
+            with (
+                pandoc_copy(package, document_xml) as copy,
+                read_docx(copy, media.folder) as reading,
+            ):
+                # pandoc runs in its own process while the package XML is read here.
+                found = _read_package(package, document_xml, media, ids)
+                body = convert(reading.ast(), media, found.notes, found.box_paragraphs, ids)
         links = _hyperlinks(body.links, ArtifactMaker(ids))
         document.body = body.body
         document.artifacts = body.artifacts + found.boxes + links + found.parts
@@ -75,13 +77,19 @@ class PackageParts:
     pages: int | None
 
 
-def _read_package(package: Package, media: MediaWriter, ids: IdMaker) -> PackageParts:
+def _document_xml(package: Package) -> bytes:
+    if not package.has(DOCUMENT):
+        raise ExtractionError("package has no word/document.xml")
+    return package.read(DOCUMENT)
+
+
+def _read_package(
+    package: Package, document_xml: bytes, media: MediaWriter, ids: IdMaker
+) -> PackageParts:
     """Everything the extractor takes from the package XML. The parsed parts are freed on
     return, while pandoc still runs (for a large document that took 0.2 s, which would
     otherwise come after pandoc's renderings)."""
-    index = BodyIndex.read(package)
-    if index is None:
-        raise ExtractionError("package has no word/document.xml")
+    index = BodyIndex.parse(package, document_xml)
     styles = Styles.load(package)
     boxes, box_paragraphs = textboxes(index, ids)
     notes = note_refs(package, index)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from extractors.word.xml import FALLBACK, w
-from fidelity.core.xmlsafe import Package
+from fidelity.core.xmlsafe import Package, parse_xml
 
 DOCUMENT = "word/document.xml"
 TEXTBOX = w("txbxContent")
@@ -29,11 +29,9 @@ class BodyIndex:
     in_textbox: set[etree._Element]
 
     @classmethod
-    def read(cls, package: Package) -> BodyIndex | None:
-        """The index of word/document.xml (None when the package has none)."""
-        root = package.xml(DOCUMENT)
-        if root is None:
-            return None
+    def parse(cls, package: Package, document_xml: bytes) -> BodyIndex:
+        """The index of word/document.xml, given as read from `package`."""
+        root = parse_xml(document_xml, DOCUMENT)
         fallback: set[etree._Element] = set()
         for copy in root.iter(FALLBACK):
             if copy is not root:
