@@ -116,6 +116,16 @@ def one_server(tmp_path_factory) -> list[str]:
 
 
 @pytest.fixture(scope="module")
+def one_server_declared_pages(tmp_path_factory) -> list[str]:
+    """`--config` for the model-mode builds: one LibreOffice per pool, and Word pages counted
+    from docProps/app.xml. They compare model calls; rendering the Word file to count its
+    pages started a LibreOffice per build that nothing looked at."""
+    path = tmp_path_factory.mktemp("config") / "fidelity.toml"
+    path.write_text("[ingest]\nservers = 1\nword_pages_from_pdf = false\n")
+    return ["--config", str(path)]
+
+
+@pytest.fixture(scope="module")
 def inputs(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("inputs")
     for path in GOOD + BAD:
@@ -250,15 +260,16 @@ def pictures_sent(requests: list[dict]) -> int:
 
 
 def test_model_mode_on_ray_records_caches_and_replays_as_locally(
-    ray_address, stub, one_server, tmp_path
+    ray_address, stub, one_server_declared_pages, tmp_path
 ):
+    settings = one_server_declared_pages
     word = CORPUS / "word" / "drawingml.docx"  # a picture: the model is sent it
     local, remote = tmp_path / "local", tmp_path / "ray"
     model = ["--model", "stub-model"]
-    assert main([*one_server, "build", str(word), "-o", str(local), *model]) == 0
+    assert main([*settings, "build", str(word), "-o", str(local), *model]) == 0
     local_requests = stub.chat_requests()
     ray = ["--executor", "ray", "--address", ray_address, "--ship-files"]
-    assert main([*one_server, "build", str(word), "-o", str(remote), *model, *ray]) == 0
+    assert main([*settings, "build", str(word), "-o", str(remote), *model, *ray]) == 0
     ray_requests = stub.chat_requests()[len(local_requests) :]
     assert len(ray_requests) == len(local_requests) > 0  # every request once, as locally
     assert pictures_sent(ray_requests) == pictures_sent(local_requests) > 0
@@ -268,7 +279,7 @@ def test_model_mode_on_ray_records_caches_and_replays_as_locally(
         (recorded,) = db.execute("SELECT count(*) FROM model_calls").fetchone()
     assert recorded == len(ray_requests)
     assert main(["explain", str(word), "-o", str(remote), "--replay"]) == 0
-    assert main([*one_server, "build", str(word), "-o", str(remote), *model, *ray]) == 0
+    assert main([*settings, "build", str(word), "-o", str(remote), *model, *ray]) == 0
     assert len(stub.chat_requests()) == 2 * len(local_requests)  # a rebuild makes no call
 
 
