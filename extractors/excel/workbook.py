@@ -167,7 +167,8 @@ def _rich_text(si: etree._Element) -> str:
     """Text of a shared string or inline string, without phonetic runs."""
     if len(si) == 1:  # plain text, the usual case: one t element without children
         only = si[0]
-        if isinstance(only.tag, str) and not len(only) and local(only) == "t":
+        tag = only.tag  # told by its ending: no local name sliced out
+        if tag.__class__ is str and (tag[-2:] == "}t" or tag == "t") and not len(only):
             return only.text or ""
     parts = []
     for node in si.iter("{*}t"):
