@@ -26,11 +26,11 @@ def rid(element: etree._Element) -> str | None:
 
 
 def local(element: etree._Element) -> str:
-    """The tag without its namespace (sliced: QName costs an object per call on every cell)."""
+    """The tag without its namespace (sliced: QName costs an object per call on every cell);
+    '' for a comment, processing instruction or entity, whose tag is no name (QName of it
+    raised ValueError, so one comment among a rule's or an anchor's children lost the sheet)."""
     tag = element.tag
-    if isinstance(tag, str):
-        return tag[tag.rfind("}") + 1 :]
-    return etree.QName(element).localname
+    return tag[tag.rfind("}") + 1 :] if isinstance(tag, str) else ""
 
 
 def is_true(value: str | None, default: bool = False) -> bool:
