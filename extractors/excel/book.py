@@ -31,6 +31,7 @@ class WorkbookState:
     body: list[str]
     data: dict[str, SheetData]
     formulas: dict[tuple[str, str], Artifact]
+    analyses: dict[str, tuple[dict[str, Any], str]]  # formula text -> analysis, pattern
     copied_media: dict[str, tuple[str | None, dict[str, Any]]]  # picture part -> path, facts
     tables_of: dict[str, list[dict[str, Any]]]  # the tables of each worksheet part, read once
     table_names: set[str]
@@ -56,6 +57,7 @@ class WorkbookState:
         self.body = []
         self.data = {}
         self.formulas = {}
+        self.analyses = {}
         self.copied_media = {}
 
     def add(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from extractors.excel.book import WorkbookState
 from extractors.excel.formulas import analyse
@@ -36,8 +37,7 @@ class FormulaArtifacts(WorkbookState):
             )
         for cell in ordered[:MAX_FORMULAS_PER_SHEET]:
             ref = cell.ref  # written once: each use would write it again
-            info = analyse(cell.formula or "", self.names_by_lower, self.table_names)
-            pattern = CELL_REFERENCE.sub("R", cell.formula or "")
+            info, pattern = self.analysed(cell.formula or "")
             representative = pattern not in seen_patterns and cell.formula_type != "dataTable"
             seen_patterns.add(pattern)
             notable = bool(info["sheets"] or info["names"] or info["aggregate"] or info["tables"])
@@ -80,6 +80,16 @@ class FormulaArtifacts(WorkbookState):
             self.formulas[(sheet.name, ref)] = artifact
             marks[(cell.row, cell.col)] = artifact.placeholder or ""
         return marks
+
+    def analysed(self, formula: str) -> tuple[dict[str, Any], str]:
+        """(analysis, pattern: its cell references as 'R') of a formula text, worked out once
+        per workbook: both depend on the text alone, given the workbook's names and tables,
+        and sheets repeat formulas (the analysis is shared: do not modify)."""
+        known = self.analyses.get(formula)
+        if known is None:
+            info = analyse(formula, self.names_by_lower, self.table_names)
+            known = self.analyses[formula] = (info, CELL_REFERENCE.sub("R", formula))
+        return known
 
     def defined_names(self) -> None:
         names = [n for n in self.workbook.names if not n.name.startswith("_xlnm.")]

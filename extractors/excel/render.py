@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from openpyxl.utils.cell import get_column_letter
 
@@ -29,6 +30,17 @@ def escape(text: str) -> str:
     return " ".join(text.replace("|", "\\|").split())
 
 
+@dataclass(frozen=True, slots=True)
+class Looks:
+    """What a style index shows of a cell: Markdown emphasis, formatting cues, border mark."""
+
+    mark: str  # '**' bold, '*' italic, '***' both, or ''
+    closing: str  # the mark that closes `mark`
+    cues: list[str]  # do not modify
+    suffix: str  # the cues as written after a cell's text ('' without cues)
+    bordered: bool  # a marking top border or a double bottom one
+
+
 class CellRenderer:
     """Turns a cell into its text, given styles, formula placeholders and merged ranges."""
 
@@ -46,9 +58,7 @@ class CellRenderer:
         self.columns_of_row: dict[int, list[int]] = {}  # a box's rows visited, not its area
         for row, col in cells:
             self.columns_of_row.setdefault(row, []).append(col)
-        self.style_cues: dict[int, list[str]] = {}
-        self.emphasis: dict[int, str] = {}  # the Markdown mark of each style index met
-        self.bordered: dict[int, bool] = {}  # whether each style index met marks its row
+        self.looks: dict[int, Looks] = {}  # of each style index met
         fonts: Counter[str | None] = Counter()  # counted per style: a sheet has few
         for style, count in Counter(cell.style for cell in cells.values()).items():
             fonts[style_of(style).font_color] += count
@@ -61,47 +71,39 @@ class CellRenderer:
             if (row, col) != (b[0], b[1])
         }
 
-    def cues_of(self, style: int) -> list[str]:
-        """The formatting cues of a style index (worked out once per style; do not modify)."""
-        cues = self.style_cues.get(style)
-        if cues is None:
-            cues = self.style_cues[style] = self.style_of(style).cues(self.usual_font)
-        return cues
-
-    def mark_of(self, style: int) -> str:
-        """The Markdown emphasis of a style index: '**' bold, '*' italic, '***' both, or ''."""
-        mark = self.emphasis.get(style)
-        if mark is None:
-            looks = self.style_of(style)
-            mark = self.emphasis[style] = ("**" if looks.bold else "") + (
-                "*" if looks.italic else ""
+    def looks_of(self, style: int) -> Looks:
+        """The looks of a style index, worked out once per style index (a sheet has few)."""
+        looks = self.looks.get(style)
+        if looks is None:
+            found = self.style_of(style)
+            mark = ("**" if found.bold else "") + ("*" if found.italic else "")
+            cues = found.cues(self.usual_font)
+            looks = self.looks[style] = Looks(
+                mark=mark,
+                closing=mark[::-1],
+                cues=cues,
+                suffix=f" [{'; '.join(cues)}]" if cues else "",
+                bordered=found.border_top in MARKING_BORDERS or found.border_bottom == "double",
             )
-        return mark
+        return looks
 
     def text(self, point: tuple[int, int]) -> str:
         cell = self.cells.get(point)
         if cell is None:
             return ""
-        shown = self.placeholders.get(point) or escape(cell.display)
-        mark = self.mark_of(cell.style)
-        if shown and mark and point not in self.placeholders:
-            shown = f"{mark}{shown}{mark[::-1]}"
-        cues = self.cues_of(cell.style)
-        if point in self.merged_at:
-            cues = [*cues, f"merged {range_ref(self.merged_at[point])}"]
-        if cues:
-            shown = f"{shown} [{'; '.join(cues)}]"
-        return shown
-
-    def border_marks(self, style: int) -> bool:
-        """Whether a style index has a marking top border or a double bottom one (per style)."""
-        marks = self.bordered.get(style)
-        if marks is None:
-            looks = self.style_of(style)
-            marks = self.bordered[style] = (
-                looks.border_top in MARKING_BORDERS or looks.border_bottom == "double"
-            )
-        return marks
+        looks = self.looks.get(cell.style) or self.looks_of(cell.style)
+        placeholder = self.placeholders.get(point)
+        if placeholder:
+            shown = placeholder
+        else:
+            shown = escape(cell.display)
+            if shown and looks.mark and placeholder is None:
+                shown = f"{looks.mark}{shown}{looks.closing}"
+        merged = self.merged_at.get(point)
+        if merged is None:
+            return shown + looks.suffix
+        cues = [*looks.cues, f"merged {range_ref(merged)}"]
+        return f"{shown} [{'; '.join(cues)}]"
 
     def marked_rows(self, box: Box) -> set[int]:
         """Rows whose cells carry a top or double-bottom border that most rows lack (totals)."""
@@ -109,7 +111,7 @@ class CellRenderer:
         marked = set()
         for row in range(top, bottom + 1):
             marks = [
-                self.border_marks(self.cells[(row, col)].style)
+                self.looks_of(self.cells[(row, col)].style).bordered
                 for col in self.columns_of_row.get(row, ())
                 if left <= col <= right
             ]

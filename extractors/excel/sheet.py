@@ -206,10 +206,9 @@ class _SharedFormulas:
         kind = formula.get("t", "normal")
         text = formula.text or ""
         if kind == "shared":
-            ref = cell_ref(row, col)
             index = formula.get("si", "")
-            if text:
-                self.masters[index] = (text, ref, row, col)
+            if text:  # the master: its reference is the translations' origin
+                self.masters[index] = (text, cell_ref(row, col), row, col)
                 self.translators.pop(index, None)
             elif index in self.masters:
                 _, _, origin_row, origin_col = self.masters[index]
@@ -395,16 +394,22 @@ class _RowReader:
         if data.truncated_at_row is not None and row_number > data.truncated_at_row:
             _count_row(element, data, row_number)
             return
-        workbook, display, shared, known = self.workbook, self.display, self.shared, self.known
-        cells = data.cells
         placed = _filled_cells(element)
         if placed is None:
             placed = _placed_cells(element, row_number)
+        self._keep(placed, data)
+
+    def _keep(self, placed: list[Placed], data: SheetData) -> None:
+        """A row's placed cells into `data`. The counters and bounds are kept in locals
+        meanwhile and stored once: attribute look-ups per cell cost more than the rest."""
+        workbook, display, known = self.workbook, self.display, self.known
+        resolve = self.shared.resolve
+        cells = data.cells
+        seen, formulas = data.cells_seen, data.formulas_seen
+        max_row, max_col, truncated = data.max_row, data.max_col, data.truncated_at_row
         for row, col, cell_element, v, formula_element, inline in placed:
             formula, formula_type = (
-                shared.resolve(formula_element, row, col)
-                if formula_element is not None
-                else NO_FORMULA
+                resolve(formula_element, row, col) if formula_element is not None else NO_FORMULA
             )
             kind = cell_element.get("t", "n")
             if v is None or kind == "inlineStr":
@@ -420,16 +425,16 @@ class _RowReader:
                     value, error = entry[0], entry[1]
             if formula is None and (value is None or value == ""):
                 continue
-            data.cells_seen += 1
+            seen += 1
             if formula is not None:
-                data.formulas_seen += 1
-            if row > data.max_row:
-                data.max_row = row
-            if col > data.max_col:
-                data.max_col = col
-            if data.truncated_at_row is None and (row > MAX_ROWS or len(cells) >= MAX_CELLS):
-                data.truncated_at_row = row
-            if data.truncated_at_row is not None and row >= data.truncated_at_row:
+                formulas += 1
+            if row > max_row:
+                max_row = row
+            if col > max_col:
+                max_col = col
+            if truncated is None and (row > MAX_ROWS or len(cells) >= MAX_CELLS):
+                truncated = row
+            if truncated is not None and row >= truncated:
                 continue
             if entry is None:
                 style = _style(cell_element.get("s"))
@@ -439,6 +444,8 @@ class _RowReader:
                 if shown is None:
                     shown = entry[3] = display(value, style)
             cells[(row, col)] = Cell(row, col, value, shown, formula, formula_type, style, error)
+        data.cells_seen, data.formulas_seen = seen, formulas
+        data.max_row, data.max_col, data.truncated_at_row = max_row, max_col, truncated
 
 
 def _count_row(element, data: SheetData, row_number: int) -> None:

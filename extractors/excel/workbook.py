@@ -26,11 +26,11 @@ def rid(element: etree._Element) -> str | None:
 
 
 def local(element: etree._Element) -> str:
-    """The tag without its namespace (sliced: QName costs an object per call on every cell)."""
+    """The tag without its namespace (sliced: QName costs an object per call on every cell);
+    '' for a comment, processing instruction or entity, whose tag is no name (QName of it
+    raised ValueError, so one comment among a rule's or an anchor's children lost the sheet)."""
     tag = element.tag
-    if isinstance(tag, str):
-        return tag[tag.rfind("}") + 1 :]
-    return etree.QName(element).localname
+    return tag[tag.rfind("}") + 1 :] if isinstance(tag, str) else ""
 
 
 def is_true(value: str | None, default: bool = False) -> bool:
@@ -167,7 +167,8 @@ def _rich_text(si: etree._Element) -> str:
     """Text of a shared string or inline string, without phonetic runs."""
     if len(si) == 1:  # plain text, the usual case: one t element without children
         only = si[0]
-        if isinstance(only.tag, str) and not len(only) and local(only) == "t":
+        tag = only.tag  # told by its ending: no local name sliced out
+        if tag.__class__ is str and (tag[-2:] == "}t" or tag == "t") and not len(only):
             return only.text or ""
     parts = []
     for node in si.iter("{*}t"):

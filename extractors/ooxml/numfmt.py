@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
@@ -107,7 +108,6 @@ def split_sections(code: str) -> tuple[str, ...]:
     return tuple(sections)
 
 
-@lru_cache(maxsize=4096)
 def _strip_literals(section: str) -> str:
     """The section with quoted text, escapes, brackets, padding and fills removed."""
     section = re.sub(r'"[^"]*"', "", section)
@@ -171,19 +171,45 @@ def _round(value: float, places: int) -> Decimal:
     return Decimal(repr(value)).quantize(quantum, rounding=ROUND_HALF_UP)
 
 
-@lru_cache(maxsize=4096)
 def _conditions(sections: tuple[str, ...]) -> tuple[tuple[str, str] | None, ...]:
-    """Each section's [condition] as (operator, bound as written), None where it has none
-    (cached per code: searched once, not on every value)."""
+    """Each section's [condition] as (operator, bound as written), None where it has none."""
     found = [_CONDITION.search(section) for section in sections]
     return tuple(None if match is None else (match.group(1), match.group(2)) for match in found)
 
 
-def _pick_section(sections: tuple[str, ...], value: float) -> tuple[str, bool]:
+@dataclass(frozen=True, slots=True)
+class _Code:
+    """What a format code's text decides, worked out once per distinct code."""
+
+    sections: tuple[str, ...]
+    conditions: tuple[tuple[str, str] | None, ...]
+    conditional: bool  # whether the first or second section has a [condition]
+    general: bool  # numbers are shown in General (no code, General or '@')
+    text_tokens: tuple[tuple[str, str], ...] | None  # the section showing strings, if any
+
+
+@lru_cache(maxsize=4096)
+def _code(code: str) -> _Code:
+    """The sections, conditions and text section of a format code (cached per code text)."""
+    sections = split_sections(code) if code else ()
+    conditions = _conditions(sections)
+    text_section = next((s for s in sections if "@" in s), None)
+    if text_section is None and len(sections) == 4:
+        text_section = sections[3]
+    return _Code(
+        sections=sections,
+        conditions=conditions,
+        conditional=any(conditions[:2]),
+        general=not code or code.strip().lower() in ("general", "@"),
+        text_tokens=None if text_section is None else _tokens(text_section),
+    )
+
+
+def _pick_section(code: _Code, value: float) -> tuple[str, bool]:
     """(section to use, whether the value should be shown as its absolute value)."""
-    conditional = _conditions(sections)
-    if any(conditional[:2]):
-        for section, condition in zip(sections, conditional, strict=False):
+    sections = code.sections
+    if code.conditional:
+        for section, condition in zip(sections, code.conditions, strict=False):
             if condition is None:
                 return section, False
             if _holds(value, condition[0], float(condition[1])):
@@ -222,10 +248,8 @@ def _escaped(section: str, index: int) -> tuple[str, int] | None:
     return None
 
 
-@lru_cache(maxsize=4096)
 def _tokens(section: str) -> tuple[tuple[str, str], ...]:
-    """(kind, text): 'lit' literal text, 'ph' number placeholder characters, 'at' text slot
-    (cached per section: a workbook formats many cells with few codes)."""
+    """(kind, text): 'lit' literal text, 'ph' number placeholder characters, 'at' text slot."""
     out: list[tuple[str, str]] = []
     index = 0
     while index < len(section):
@@ -261,12 +285,6 @@ def _tokens(section: str) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=4096)
-def _has_placeholder(tokens: tuple[tuple[str, str], ...]) -> bool:
-    """Whether a section has number placeholders (cached per section)."""
-    return any(kind == "ph" for kind, _ in tokens)
-
-
 def _group(digits: str) -> str:
     return f"{int(digits):,}" if digits else digits
 
@@ -274,9 +292,8 @@ def _group(digits: str) -> str:
 Layout = tuple[bool, int, int, str, bool, bool, int, int, int]
 
 
-@lru_cache(maxsize=4096)
 def _layout(tokens: tuple[tuple[str, str], ...]) -> Layout:
-    """What a number section's placeholders ask for, worked out once per section:
+    """What a number section's placeholders ask for:
     (fraction, percent signs, thousands scalings, core placeholders, scientific, grouped,
     decimals, minimum decimals, minimum integer digits)."""
     placeholders = "".join(text for kind, text in tokens if kind == "ph")
@@ -304,17 +321,17 @@ def _layout(tokens: tuple[tuple[str, str], ...]) -> Layout:
     )
 
 
-def _number(value: float, tokens: tuple[tuple[str, str], ...]) -> str:
+def _number(value: float, section: _Section) -> str:
     fraction_, percent, thousands, core, scientific, grouped, decimals, min_decimals, min_int = (
-        _layout(tokens)
+        section.layout
     )
     if fraction_:
-        return _fraction(value, tokens)
+        return _fraction(value, section.tokens)
     scaled = value * (100**percent)
     for _ in range(thousands):
         scaled /= 1000
     if scientific:
-        return _scientific(scaled, tokens, core)
+        return _scientific(scaled, section.around, core)
     magnitude = abs(scaled)
     rounded = _rounded_repr(magnitude, decimals) or f"{_round(magnitude, decimals):f}"
     whole, _, fraction = rounded.partition(".")
@@ -327,10 +344,9 @@ def _number(value: float, tokens: tuple[tuple[str, str], ...]) -> str:
     if grouped and whole:
         whole = _group(whole)
     number = f"{whole}.{fraction}" if fraction else whole
-    return _place(tokens, number, negative=scaled < 0 and float(rounded) != 0)
+    return _place(section.around, number, negative=scaled < 0 and float(rounded) != 0)
 
 
-@lru_cache(maxsize=4096)
 def _around(tokens: tuple[tuple[str, str], ...]) -> tuple[str, str, str]:
     """The literal text before the first placeholder, between placeholders, after the last."""
     first = next((i for i, (k, _) in enumerate(tokens) if k == "ph"), len(tokens))
@@ -342,14 +358,15 @@ def _around(tokens: tuple[tuple[str, str], ...]) -> tuple[str, str, str]:
     return before, middle, after
 
 
-def _place(tokens: tuple[tuple[str, str], ...], number: str, negative: bool) -> str:
-    """Literals before the first placeholder, the number, literals after (in their order)."""
-    before, middle, after = _around(tokens)
+def _place(around: tuple[str, str, str], number: str, negative: bool) -> str:
+    """Literals before the first placeholder, the number, literals after (in their order);
+    `around` is the section's `_around`."""
+    before, middle, after = around
     sign = "-" if negative else ""
     return f"{sign}{before}{number}{middle}{after}".strip()
 
 
-def _scientific(value: float, tokens: Sequence[tuple[str, str]], core: str) -> str:
+def _scientific(value: float, around: tuple[str, str, str], core: str) -> str:
     marker = re.search(r"E([+-])", core)
     if marker is None:
         return general(value)
@@ -374,7 +391,7 @@ def _scientific(value: float, tokens: Sequence[tuple[str, str]], core: str) -> s
     digits = max(len(exponent_part), 1)
     sign = "-" if exponent < 0 else ("+" if sign_style == "+" else "")
     number = f"{text}E{sign}{abs(exponent):0{digits}d}"
-    return _place(tokens, number, negative=value < 0)
+    return _place(around, number, negative=value < 0)
 
 
 def _fraction(value: float, tokens: Sequence[tuple[str, str]]) -> str:
@@ -411,15 +428,11 @@ def serial_to_datetime(serial: float, date1904: bool = False) -> datetime | None
     return base + timedelta(days=serial)
 
 
-def _date(value: float, section: str, date1904: bool) -> str:
+def _date(value: float, section: _Section, date1904: bool) -> str:
     moment = serial_to_datetime(value, date1904)
     if moment is None:
         return general(value)
-    tokens = _tokens_date(section)
-    has_ampm = any(t[0] == "tok" and t[1].lower() in ("am/pm", "a/p") for t in tokens)
-    fraction_digits = max(
-        (len(t[1]) - 1 for t in tokens if t[0] == "tok" and t[1].startswith(".")), default=0
-    )
+    tokens, has_ampm, fraction_digits = section.tokens, section.ampm, section.fraction_digits
     total_seconds = (
         round(value * 86400, fraction_digits) if fraction_digits else round(value * 86400)
     )
@@ -475,6 +488,7 @@ def _date(value: float, section: str, date1904: bool) -> str:
 
 
 def _tokens_date(section: str) -> list[tuple[str, str]]:
+    """(kind, text): 'lit' literal text, 'tok' a date or time part ('yyyy', 'am/pm', '.00')."""
     out: list[tuple[str, str]] = []
     index = 0
     while index < len(section):
@@ -502,7 +516,7 @@ def _tokens_date(section: str) -> list[tuple[str, str]]:
     return out
 
 
-def _is_minute(tokens: list[tuple[str, str]], index: int) -> bool:
+def _is_minute(tokens: Sequence[tuple[str, str]], index: int) -> bool:
     """An m/mm token right after an hour or right before a second means minutes."""
     text = tokens[index][1].lower()
     if len(text) > 2:
@@ -520,6 +534,58 @@ def _is_minute(tokens: list[tuple[str, str]], index: int) -> bool:
     return False
 
 
+@dataclass(frozen=True, slots=True)
+class _Section:
+    """How one section shows a number, worked out once per distinct section text: in
+    General with literals around it, as a date, as its literal text alone, or as a number
+    (its tokens, their layout and the literals around the placeholders)."""
+
+    text: str
+    general: str | None = None  # the literal text, '\0' where the General number goes
+    date: bool = False
+    literal: str | None = None  # the text of a section without placeholders
+    tokens: tuple[tuple[str, str], ...] = ()  # date tokens for a date, else `_tokens`
+    ampm: bool = False  # a date section with an AM/PM or A/P part
+    fraction_digits: int = 0  # a date section's digits of a second
+    layout: Layout | None = None
+    around: tuple[str, str, str] = ("", "", "")
+
+
+@lru_cache(maxsize=4096)
+def _section(section: str) -> _Section:
+    """The plan of a section (cached per section text: a workbook has few formats)."""
+    if _strip_literals(section).strip().lower() == "general":
+        prefix_suffix = section.replace("General", "\0").replace("general", "\0")
+        literal = "".join(t for k, t in _tokens(prefix_suffix) if k == "lit")
+        return _Section(section, general=literal)
+    if is_date_format(section):
+        tokens = tuple(_tokens_date(section))
+        parts = [text for kind, text in tokens if kind == "tok"]
+        return _Section(
+            section,
+            date=True,
+            tokens=tokens,
+            ampm=any(part.lower() in ("am/pm", "a/p") for part in parts),
+            fraction_digits=max((len(p) - 1 for p in parts if p.startswith(".")), default=0),
+        )
+    tokens = _tokens(section)
+    if not any(kind == "ph" for kind, _ in tokens):
+        literal = "".join(t for k, t in tokens if k in ("lit", "pct")).strip()
+        return _Section(section, literal=literal)
+    return _Section(section, tokens=tokens, layout=_layout(tokens), around=_around(tokens))
+
+
+def _show(section: _Section, number: float, date1904: bool) -> str:
+    """A number as its section shows it."""
+    if section.general is not None:
+        return section.general.replace("\0", general(number)).strip()
+    if section.date:
+        return _date(number, section, date1904)
+    if section.literal is not None:
+        return section.literal
+    return _number(number, section)
+
+
 def format_value(value: object, code: str, date1904: bool = False) -> str:
     """The displayed text of a cell value under a number format code."""
     if value is None:
@@ -527,34 +593,27 @@ def format_value(value: object, code: str, date1904: bool = False) -> str:
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
     if isinstance(value, str):
-        sections = split_sections(code) if code else ()
-        text_section = next((s for s in sections if "@" in s), None)
-        if text_section is None and len(sections) == 4:
-            text_section = sections[3]
-        if text_section is None:
+        text_tokens = _code(code).text_tokens
+        if text_tokens is None:
             return value
         rendered = "".join(
-            value if kind == "at" else text for kind, text in _tokens(text_section) if kind != "ph"
+            value if kind == "at" else text for kind, text in text_tokens if kind != "ph"
         )
         return rendered.strip() or value
+    if code == "General" and type(value) is int and -1e11 < value < 1e11:
+        return str(value)  # General's whole number, without the float and its checks
     if not isinstance(value, int | float) or isinstance(value, float) and not math.isfinite(value):
         return str(value)
     number = float(value)
-    if not code or code.strip().lower() in ("general", "@"):
+    if code == "General":  # most cells: no look-up
+        return general(number)
+    known = _code(code)
+    if known.general:
         return general(number)
     try:
-        section, absolute = _pick_section(split_sections(code), number)
+        section, absolute = _pick_section(known, number)
         if absolute:
             number = abs(number)
-        if _strip_literals(section).strip().lower() == "general":
-            prefix_suffix = section.replace("General", "\0").replace("general", "\0")
-            literal = "".join(t for k, t in _tokens(prefix_suffix) if k == "lit")
-            return literal.replace("\0", general(number)).strip()
-        if is_date_format(section):
-            return _date(number, section, date1904)
-        tokens = _tokens(section)
-        if not _has_placeholder(tokens):
-            return "".join(t for k, t in tokens if k in ("lit", "pct")).strip()
-        return _number(number, tokens)
+        return _show(_section(section), number, date1904)
     except (ValueError, ArithmeticError, IndexError, OverflowError):
         return general(number)

@@ -7,11 +7,13 @@ from pathlib import Path
 
 import pytest
 from openpyxl import Workbook
+from openpyxl.formatting.rule import CellIsRule
 from openpyxl.styles import Border, Font, PatternFill, Side
 
 from extractors import ExtractionError
 from extractors import extract_file as extract
 from extractors.excel import sheet as excel_sheet
+from extractors.excel import workbook as excel_workbook
 from fidelity.core.apps import TAXONOMY
 from fidelity.core.document import Document
 from fidelity.core.views import View, named_views, sheet_only, values_only, view_context
@@ -184,6 +186,52 @@ def test_large_sheet_is_capped_and_says_so(tmp_path: Path, monkeypatch) -> None:
     assert any("rendering stopped at row 41" in n for n in document.notes)
     (tlr,) = kinds(document, "tlr")
     assert tlr.facts["range"] == "A1:B40"
+
+
+# where an XML comment or processing instruction goes in the worksheet: (before, after)
+COMMENTED = {
+    "between rows": ('</row><row r="2"', '</row><!-- c --><row r="2"'),
+    "in a row": ('<c r="B2"', '<!-- c --><?note x?><c r="B2"'),
+    "in a cell": ("<v>3</v>", "<!-- c --><v>3</v><!-- c -->"),
+    "in sheetData": ("<sheetData>", "<sheetData><!-- c -->"),
+    "in a rule": ("<formula>", "<!-- c --><formula>"),
+}
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["parsed whole", "streamed"])
+@pytest.mark.parametrize("place", COMMENTED)
+def test_comments_in_a_worksheet_are_ignored(
+    tmp_path: Path, monkeypatch, place: str, streamed: bool
+) -> None:
+    if streamed:
+        monkeypatch.setattr(excel_workbook, "WHOLE_PART_BYTES", 0)
+    book = Workbook()
+    sheet = book.active
+    sheet.append(["Item", "Count", "Double"])
+    for row, (item, count) in enumerate([("pens", 3), ("ink", 5), ("pads", 8)], start=2):
+        sheet.append([item, count, f"=B{row}*2"])
+    red = PatternFill("solid", fgColor="FF0000")
+    sheet.conditional_formatting.add(
+        "B2:B4", CellIsRule(operator="greaterThan", formula=["4"], fill=red)
+    )
+    plain = tmp_path / "plain" / "book.xlsx"
+    plain.parent.mkdir()
+    book.save(plain)
+    before, after = COMMENTED[place]
+    commented = tmp_path / "commented" / "book.xlsx"
+    commented.parent.mkdir()
+    with zipfile.ZipFile(plain) as source, zipfile.ZipFile(commented, "w") as target:
+        for info in source.infolist():
+            data = source.read(info.filename)
+            if info.filename == "xl/worksheets/sheet1.xml":
+                assert before.encode() in data
+                data = data.replace(before.encode(), after.encode(), 1)
+            target.writestr(info, data)
+    expected, found = load(plain, tmp_path), load(commented, tmp_path)
+    assert not found.notes
+    assert found.body == expected.body
+    assert [a.model_dump() for a in found.artifacts] == [a.model_dump() for a in expected.artifacts]
+    assert kinds(found, "conditional-format") and len(kinds(found, "formula")) == 3
 
 
 def test_not_a_workbook_is_an_extraction_error(tmp_path: Path) -> None:
