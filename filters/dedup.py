@@ -18,27 +18,24 @@ from functools import cache
 
 from datasketch import MinHash, MinHashLSH
 
+from fidelity.core import minhash
 from fidelity.core.document import Candidate, Decision
 from fidelity.core.text import normalize, tokens
 
 CHECK = "dedup"
 THRESHOLD = 0.8
-PERMUTATIONS = 128
 
 
 def _minhash(question: str) -> MinHash:
     words = tokens(question)
     shingles = {" ".join(words[i : i + 2]) for i in range(max(1, len(words) - 1))}
-    signature = MinHash(num_perm=PERMUTATIONS, seed=1)
-    for shingle in sorted(shingles):
-        signature.update(shingle.encode())
-    return signature
+    return minhash.signature(shingles)
 
 
 @cache
 def _bands() -> tuple[int, int]:
     """The LSH (bands, rows) for THRESHOLD: datasketch's optimisation, done once per process."""
-    index = MinHashLSH(threshold=THRESHOLD, num_perm=PERMUTATIONS)
+    index = MinHashLSH(threshold=THRESHOLD, num_perm=minhash.PERMUTATIONS)
     return index.b, index.r
 
 
@@ -98,7 +95,7 @@ def deduplicate(
         ((n, c) for n, c in enumerate(candidates) if c.id not in rejected),
         key=lambda item: (-(rank or _zero)(item[1]), item[0]),
     )
-    index = MinHashLSH(num_perm=PERMUTATIONS, params=_bands())
+    index = MinHashLSH(num_perm=minhash.PERMUTATIONS, params=_bands())
     signatures: dict[str, MinHash] = {}
     kept: dict[str, Candidate] = {}
     for _, candidate in ordered:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from datasketch import MinHash, MinHashLSH
+from datasketch import MinHashLSH
 
-PERMUTATIONS = 128
+from fidelity.core.minhash import PERMUTATIONS, signature
+
 LSH_SLACK = 0.2
 WORD = re.compile(r"\w+")
 
@@ -23,13 +24,6 @@ def shingles(text: str, size: int) -> set[str]:
     if len(words) <= size:
         return {" ".join(words)} if words else set()
     return {" ".join(words[i : i + size]) for i in range(len(words) - size + 1)}
-
-
-def signature(items: set[str]) -> MinHash:
-    minhash = MinHash(num_perm=PERMUTATIONS, seed=1)
-    for item in sorted(items):
-        minhash.update(item.encode())
-    return minhash
 
 
 def jaccard(a: set[str], b: set[str]) -> float:

@@ -30,10 +30,11 @@ from datasketch import MinHash
 from pydantic import BaseModel
 
 from fidelity.core.apps import APPLICATIONS
+from fidelity.core.minhash import signature
 from ingest.analyze import FileRecord
 from ingest.curate import artifact_units
 from ingest.elo import Outcome, averaged_elo
-from ingest.neardup import shingles, signature
+from ingest.neardup import shingles
 from ingest.settings import IngestSettings
 
 Side = Literal["a", "b", "tie"]
