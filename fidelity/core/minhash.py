@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import cache
+from typing import Any
 
-import numpy as np
 from datasketch import MinHash
 
 PERMUTATIONS = 128
@@ -17,7 +17,7 @@ SEED = 1
 
 
 @cache
-def _drawn() -> tuple[np.ndarray, str]:
+def _drawn() -> tuple[Any, str]:
     """The permutations and hashing scheme datasketch draws for PERMUTATIONS and SEED."""
     template = MinHash(num_perm=PERMUTATIONS, seed=SEED)
     return template.permutations, template.scheme
