@@ -10,7 +10,10 @@ fails with MemoryError) all end as a `Failure` of that item; the dead or stuck
 worker is replaced by pebble's pool and the other items go on.
 
 pebble's ProcessPool is used because it survives the death of a worker and kills
-a task that runs past its timeout (concurrent.futures' pool breaks on one crash).
+a task that runs past its timeout (concurrent.futures' pool breaks on one crash); its
+manager is the one in `pebble_pool`, which matches a quick crash to its task. Should the
+pool break all the same, the items in it fail with the reason and a new pool takes the
+next ones.
 """
 
 from __future__ import annotations
@@ -32,7 +35,9 @@ from multiprocessing import forkserver, get_context
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
-from pebble import ProcessExpired, ProcessPool
+from pebble import ProcessExpired
+
+from fidelity.core.pebble_pool import MatchingProcessPool
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -212,16 +217,19 @@ class ProcessExecutor:
         self.workers = max(1, workers or os.cpu_count() or 1)
         self.timeout = timeout if timeout and timeout > 0 else None
         self.in_flight = in_flight or 4 * self.workers  # slack behind a slow file
+        self.memory_bytes = memory_bytes
         self.marks = Path(tempfile.mkdtemp(prefix="fidelity-stages-"))
-        context = get_context("forkserver")
         start_forkserver(preload)
-        self.pool = ProcessPool(
+        self.pool = self._new_pool()
+        self._count = 0
+
+    def _new_pool(self) -> MatchingProcessPool:
+        return MatchingProcessPool(
             max_workers=self.workers,
             initializer=limit_worker,
-            initargs=(memory_bytes,),
-            context=context,
+            initargs=(self.memory_bytes,),
+            context=get_context("forkserver"),
         )
-        self._count = 0
 
     def map(self, task: Callable[[T, Progress], R], items: Iterable[T]) -> Iterator[TaskResult[R]]:
         return in_input_order(
@@ -231,6 +239,9 @@ class ProcessExecutor:
     def _schedule(self, task: Callable[[Any, Progress], Any], item: Any) -> tuple[Any, Path]:
         self._count += 1
         mark = self.marks / str(self._count)
+        if not self.pool.active:  # broken: its items have failed, a new pool takes the rest
+            self.close_pool()
+            self.pool = self._new_pool()
         return self.pool.schedule(run_guarded, (task, item, mark), timeout=self.timeout), mark
 
     def _result(self, scheduled: tuple[Any, Path], _: deque[tuple[Any, Path]]) -> TaskResult[Any]:
@@ -247,9 +258,12 @@ class ProcessExecutor:
         finally:
             mark.unlink(missing_ok=True)
 
-    def close(self) -> None:
+    def close_pool(self) -> None:
         self.pool.stop()
         self.pool.join()
+
+    def close(self) -> None:
+        self.close_pool()
         shutil.rmtree(self.marks, ignore_errors=True)
 
     def __enter__(self) -> ProcessExecutor:

@@ -10,13 +10,18 @@ import sqlite3
 import subprocess
 import sys
 import time
+from concurrent.futures.process import BrokenProcessPool
+from multiprocessing import get_context
 from pathlib import Path
 
 import pytest
+from pebble import ProcessExpired
+from pebble.pool.process import PoolManager
 
 from fidelity.cli import main
 from fidelity.core.config import Config
-from fidelity.core.executor import ProcessExecutor
+from fidelity.core.executor import ProcessExecutor, StageMark
+from fidelity.core.pebble_pool import MatchingPoolManager, MatchingProcessPool
 from fidelity.core.store import open_store
 from fidelity.outlock import OutputBusy, output_lock
 from fidelity.outputs import write_outputs
@@ -162,3 +167,51 @@ def test_builds_killed_at_several_points_then_rerun_match_one_uninterrupted_buil
 
     for name in OUTPUTS:
         assert (out / name).read_bytes() == (reference / name).read_bytes(), name
+
+
+class LateAcknowledgements(MatchingPoolManager):
+    """A pool manager whose message thread reads a worker's acknowledgement half a second late,
+    so a worker that crashes at once is always seen dead before its task is known as running."""
+
+    def __init__(self, context, mp_context) -> None:
+        super().__init__(context, mp_context)
+        start = self.task_manager.task_start
+
+        def late_start(task_id: int, worker_id: int | None) -> None:
+            time.sleep(0.5)
+            start(task_id, worker_id)
+
+        self.task_manager.task_start = late_start
+
+
+class PebbleLateAcknowledgements(LateAcknowledgements):
+    """The same delay over pebble's own matching of dead workers to tasks."""
+
+    update_workers = PoolManager.update_workers
+
+
+@pytest.mark.parametrize(
+    ("manager", "error_type"),
+    [(LateAcknowledgements, ProcessExpired), (PebbleLateAcknowledgements, BrokenProcessPool)],
+)
+def test_a_crash_seen_before_its_acknowledgement_is_that_tasks_failure(
+    manager, error_type, tmp_path: Path
+) -> None:
+    pool_class = type("Pool", (MatchingProcessPool,), {"manager_class": manager})
+    pool = pool_class(max_workers=1, context=get_context("forkserver"))
+    try:
+        crashed = pool.schedule(misbehave, ("crash", StageMark(tmp_path / "crash")))
+        with pytest.raises(error_type) as failure:
+            crashed.result(timeout=30)
+        if error_type is ProcessExpired:
+            assert failure.value.exitcode == -signal.SIGSEGV
+            assert (
+                pool.schedule(misbehave, ("next", StageMark(tmp_path / "next"))).result(timeout=30)
+                == "NEXT"
+            )
+        else:  # what pebble alone does: the pool is broken and takes no more tasks
+            with pytest.raises(RuntimeError):
+                pool.schedule(misbehave, ("next", StageMark(tmp_path / "next")))
+    finally:
+        pool.stop()
+        pool.join()
