@@ -215,3 +215,12 @@ def test_a_crash_seen_before_its_acknowledgement_is_that_tasks_failure(
     finally:
         pool.stop()
         pool.join()
+
+
+def test_a_pool_that_breaks_fails_its_item_and_a_new_pool_takes_the_next(monkeypatch) -> None:
+    monkeypatch.setattr(MatchingProcessPool, "manager_class", PebbleLateAcknowledgements)
+    with ProcessExecutor(1, timeout=HANG_SECONDS, memory_bytes=MEMORY_CAP, in_flight=1) as executor:
+        crashed, after = executor.map(misbehave, ["crash", "a"])
+    assert crashed.failure is not None and crashed.failure.error_type == "BrokenProcessPool"
+    assert crashed.failure.stage == "stage-crash"
+    assert after.value == "A"
