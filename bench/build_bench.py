@@ -19,7 +19,7 @@ from pathlib import Path
 from fidelity.core.apps import APP_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
+CORPUS = ROOT / "tests" / "corpus"
 FOLDERS = (*APP_NAMES, "variants", "bad")  # one corpus folder per application, and two more
 
 

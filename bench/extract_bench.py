@@ -1,7 +1,7 @@
 """Extraction benchmark: the extractors over the corpus against a plain unzip + lxml parse.
 
 All columns run in this one process, on the same Word, Excel and PowerPoint files
-of ../shared/corpus, and are reported as ratios to the parse (the floor no
+of tests/corpus, and are reported as ratios to the parse (the floor no
 extractor can beat):
   lxml parse   open each package and parse every XML part with lxml
   extract      `extractors.extract(source, context)`, the call the build's workers
@@ -44,7 +44,7 @@ from ingest.prepare import prepare
 from ingest.sniff import sniff
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
+CORPUS = ROOT / "tests" / "corpus"
 
 
 @dataclass(frozen=True)

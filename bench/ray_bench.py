@@ -1,6 +1,6 @@
 """Build throughput on Ray: the local executor against a local Ray with 1 and 2 CPUs.
 
-Each configuration runs `fidelity build` over the same files of ../shared/corpus
+Each configuration runs `fidelity build` over the same files of tests/corpus
 into a fresh OUT, one after the other in this one run; files per second are
 reported with their ratio to the local executor (`--workers` = the number of
 cores). A Ray build's time includes starting its local Ray (a few seconds), as a
@@ -21,7 +21,7 @@ from fidelity.cli import main as fidelity
 from ingest.discover import discover
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
+CORPUS = ROOT / "tests" / "corpus"
 
 
 def timed_build(inputs: Path, options: list[str]) -> float:

@@ -1,4 +1,4 @@
-"""Shared test fixtures: where the shared corpus lives, and documents extracted once per session."""
+"""Shared test fixtures: the project's test corpus, and documents extracted once per session."""
 
 from __future__ import annotations
 
@@ -14,9 +14,10 @@ from extractors import extract_file as extract
 from fidelity.core.document import Document
 from fidelity.core.hashing import file_sha256
 from fidelity.pipeline import RAISE_EXTRACTION_ERRORS
+from tests.support.components import require
+from tests.support.paths import CORPUS
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
 # Test modules that take tens of seconds each on 2 cores (`--durations`), longest first.
 # `make test` hands whole modules to the xdist workers in collection order
 # (--no-loadscope-reorder), so these start first and the workers finish together.
@@ -42,8 +43,7 @@ APP_OF_SUFFIX = {
 
 @pytest.fixture(scope="session")
 def corpus() -> Path:
-    if not CORPUS.is_dir():
-        pytest.skip(f"shared corpus not found at {CORPUS}")
+    """The project's test corpus (tests/corpus, real Office files with their MANIFEST)."""
     return CORPUS
 
 
@@ -90,7 +90,7 @@ def extracted(run_folder: Path) -> Callable[[Path], Document]:
 
 @pytest.fixture(scope="session")
 def typical(corpus: Path, extracted: Callable[[Path], Document]) -> Document:
-    """The shared corpus's typical deck (tables, notes, layouts), extracted once."""
+    """The test corpus's typical deck (tables, notes, layouts), extracted once."""
     return extracted(corpus / "powerpoint" / "typical.pptx")
 
 
@@ -102,11 +102,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """A build under test (its fixtures too) stops on a file its extractor cannot read instead
-    of skipping it, except in tests marked `skips_unreadable_files`, which test the skipping."""
+    of skipping it, except in tests marked `skips_unreadable_files`, which test the skipping.
+
+    A test marked `needs(...)` runs only where its components are (tests/support/components.py):
+    skipped with the install step where one is missing, failed with it under CI=true."""
     if item.get_closest_marker("skips_unreadable_files") is None:
         os.environ[RAISE_EXTRACTION_ERRORS] = "1"
     else:
         os.environ.pop(RAISE_EXTRACTION_ERRORS, None)
+    for marker in item.iter_markers("needs"):
+        require(tuple(marker.args))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -1,4 +1,4 @@
-"""The Excel extractor on real workbooks from the shared corpus and on workbooks built here."""
+"""The Excel extractor on real workbooks from the test corpus and on workbooks built here."""
 
 from __future__ import annotations
 
@@ -17,11 +17,10 @@ from extractors.excel import workbook as excel_workbook
 from fidelity.core.apps import TAXONOMY
 from fidelity.core.document import Document
 from fidelity.core.views import View, named_views, sheet_only, values_only, view_context
+from tests.support.paths import CORPUS
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 FIXTURE = ROOT / "fixtures" / "regional_sales.xlsx"
-corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not present")
 
 
 def load(path: Path, tmp_path: Path) -> Document:
@@ -241,14 +240,12 @@ def test_not_a_workbook_is_an_extraction_error(tmp_path: Path) -> None:
         load(path, tmp_path)
 
 
-@corpus
 def test_hidden_and_very_hidden_sheets(tmp_path: Path) -> None:
     document = load(CORPUS / "excel" / "sheet_visibility.xlsx", tmp_path)
     states = {a.facts["name"]: a.facts["state"] for a in kinds(document, "sheet")}
     assert states == {"Visible": "visible", "Hidden": "hidden", "VeryHidden": "very hidden"}
 
 
-@corpus
 def test_pivot_table_fields_and_aggregation(tmp_path: Path) -> None:
     document = load(CORPUS / "excel" / "QuarterlySales.xlsx", tmp_path)
     (pivot,) = kinds(document, "pivot")
@@ -259,7 +256,6 @@ def test_pivot_table_fields_and_aggregation(tmp_path: Path) -> None:
     assert "| 6 | North | 3448 | 3448 | 3448 |" in pivot.text
 
 
-@corpus
 def test_formal_table_and_chart_in_real_workbooks(tmp_path: Path) -> None:
     table_doc = load(CORPUS / "excel" / "SH107-9-x-9-Formatted-Table.xlsx", tmp_path)
     (table,) = kinds(table_doc, "table")
@@ -269,7 +265,6 @@ def test_formal_table_and_chart_in_real_workbooks(tmp_path: Path) -> None:
     assert titles == {"Top Six Functions - Intern", "Top Five Industries - Intern"}
 
 
-@corpus
 def test_formula_stress_file_keeps_both_signals(tmp_path: Path) -> None:
     document = load(CORPUS / "excel" / "formula_stress_test.xlsx", tmp_path)
     first = next(a for a in kinds(document, "formula") if a.locator == "Database!B2")
@@ -278,7 +273,6 @@ def test_formula_stress_file_keeps_both_signals(tmp_path: Path) -> None:
     assert "DAVERAGE" in first.facts["functions"]
 
 
-@corpus
 def test_conditional_formats_and_strict_ooxml(tmp_path: Path) -> None:
     samples = load(CORPUS / "excel" / "ConditionalFormattingSamples.xlsx", tmp_path)
     rules = kinds(samples, "conditional-format")
@@ -287,7 +281,6 @@ def test_conditional_formats_and_strict_ooxml(tmp_path: Path) -> None:
     assert kinds(strict, "formula") and kinds(strict, "comment") and kinds(strict, "shape")
 
 
-@corpus
 def test_chart_sheets_images_and_corrupt_part(tmp_path: Path) -> None:
     document = load(CORPUS / "excel" / "57181.xlsm", tmp_path)
     charts = kinds(document, "chart")

@@ -5,14 +5,9 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-import pytest
-
 from extractors.ooxml.chart import chart_text, parse_chart
 from fidelity.core.xmlsafe import Package
-
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
-
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not present")
+from tests.support.paths import CORPUS
 
 
 def facts_of(relative: str, part: str) -> dict:

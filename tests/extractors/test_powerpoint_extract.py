@@ -1,4 +1,4 @@
-"""PowerPoint extractor on the fixture deck, on decks built here and on the shared corpus."""
+"""PowerPoint extractor on the fixture deck, on decks built here and on the test corpus."""
 
 from __future__ import annotations
 
@@ -260,7 +260,7 @@ def test_decks_without_slides_and_broken_packages_are_refused(tmp_path: Path) ->
         extract_any(hostile, document, tmp_path / "m")
 
 
-# ---------------------------------------------------------------- shared corpus
+# ---------------------------------------------------------------- test corpus
 
 CORPUS_DECKS = [
     "powerpoint/60810.pptx",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from fidelity.core.views import deck_views, view_context
 from filters.ablation import ablation_views
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "garden_review.pptx"
-needs_poppler = pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="poppler missing")
+needs_poppler = pytest.mark.needs("poppler")
 
 
 def pdf(pages: int) -> bytes:
@@ -84,8 +83,7 @@ def test_page_count_mismatch_or_failure_leaves_no_images(tmp_path: Path) -> None
     assert document.artifacts
 
 
-@needs_poppler
-@pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice missing")
+@pytest.mark.needs("libreoffice", "poppler")
 def test_libreoffice_export_keeps_hidden_slides(tmp_path: Path) -> None:
     options = json.dumps({"ExportHiddenSlides": {"type": "boolean", "value": "true"}})
     subprocess.run(

@@ -22,8 +22,12 @@ from pathlib import Path
 
 import pytest
 
-ray = pytest.importorskip("ray")
-pytestmark = [pytest.mark.ray, pytest.mark.skips_unreadable_files]
+from tests.support.components import require
+
+require(("ray",), module_level=True)  # the imports below need Ray
+pytestmark = [pytest.mark.needs("ray"), pytest.mark.skips_unreadable_files]
+
+import ray  # noqa: E402, I001
 
 from fidelity.cli import main  # noqa: E402
 from fidelity.cluster.nodes import NodeServices, NodeSetup  # noqa: E402
@@ -36,9 +40,9 @@ from ingest.settings import IngestSettings  # noqa: E402
 from ingest.unoserver_pool import _live_members  # noqa: E402
 from tests.generators.test_llm_generators_pipeline import generic_model  # noqa: E402
 from tests.support.openai_stub import StubServer  # noqa: E402
+from tests.support.paths import CORPUS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS = ROOT.parent / "shared" / "corpus"
 GOOD = [
     CORPUS / "word" / "docx-tables.docx",
     CORPUS / "word" / "notes.docx",

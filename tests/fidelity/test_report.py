@@ -23,14 +23,13 @@ from fidelity.core.store import RunStore
 from fidelity.report import REPORT_NAME, write_report
 from fidelity.report.page import PAGE_SIZE, json_island
 from tests.generators.test_llm_generators_pipeline import WORD_FILE, generic_model
-from tests.support.browser import MISSING, chromium_binary, launched_chromium
+from tests.support.browser import launched_chromium
 from tests.support.openai_stub import StubServer
 from tests.support.page_counts import declared_pages_config
 from tests.support.synthetic_run import HOSTILE, synthetic_store
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = chromium_binary()
-needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason=MISSING)
+needs_chromium = pytest.mark.needs("chromium")
 HTML_PARSER = lxml_html.HTMLParser(huge_tree=True)
 
 
@@ -209,7 +208,6 @@ def test_new_checks_and_statuses_appear_without_code_changes(tmp_path: Path) -> 
     ]
 
 
-@pytest.mark.browser
 @needs_chromium
 def test_page_runs_in_chromium_with_charts_and_rows(run: Path, browser: Any) -> None:
     dom = dump_dom(browser, run / REPORT_NAME)
@@ -221,7 +219,6 @@ def test_page_runs_in_chromium_with_charts_and_rows(run: Path, browser: Any) -> 
     assert dom.xpath('string(//*[@id="question-count"])') == f"{total} of {total} candidates match"
 
 
-@pytest.mark.browser
 @needs_chromium
 def test_filtering_by_category_in_chromium_changes_the_rows(run: Path, browser: Any) -> None:
     everything = dump_dom(browser, run / REPORT_NAME)
@@ -236,7 +233,6 @@ def test_filtering_by_category_in_chromium_changes_the_rows(run: Path, browser: 
     )
 
 
-@pytest.mark.browser
 @needs_chromium
 def test_opened_row_shows_evidence_and_every_check(run: Path, browser: Any) -> None:
     data = island(run / REPORT_NAME)
@@ -255,7 +251,6 @@ def test_opened_row_shows_evidence_and_every_check(run: Path, browser: Any) -> N
     assert statements == row[fields.index("answer")]
 
 
-@pytest.mark.browser
 @needs_chromium
 def test_screenshot_is_not_blank(run: Path, browser: Any, tmp_path: Path) -> None:
     shot = tmp_path / "shot.png"
@@ -272,7 +267,7 @@ def test_screenshot_is_not_blank(run: Path, browser: Any, tmp_path: Path) -> Non
     assert background < 0.9
 
 
-@pytest.mark.browser
+@needs_chromium
 def test_hundred_thousand_questions_write_an_island_and_one_page(
     tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
@@ -285,8 +280,6 @@ def test_hundred_thousand_questions_write_an_island_and_one_page(
     (script,) = page.xpath('//script[@id="report-data"]')
     assert len(json.loads(script.text)["questions"]) == 100_000
     assert page.xpath('//tbody[@id="question-rows"]/tr') == []
-    if CHROMIUM is None:
-        pytest.skip("chromium absent: the rendered page was not checked")
     # Asked in the page: its DOM holds the 29 MB data island, too big to copy out and parse.
     shown, problems = open_page(request.getfixturevalue("browser"), tmp_path / REPORT_NAME)
     try:
@@ -314,8 +307,6 @@ def test_regen_rewrites_the_report_with_the_new_target(run: Path, tmp_path: Path
 def test_model_run_shows_usage_and_the_calls_behind_each_check(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if not WORD_FILE.is_file():
-        pytest.skip(f"shared corpus file {WORD_FILE} not found")
     out = tmp_path / "out"
     with StubServer(generic_model) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
@@ -343,7 +334,6 @@ def test_model_run_shows_usage_and_the_calls_behind_each_check(
     assert "generate / stub-model" in last_run
 
 
-@pytest.mark.browser
 @needs_chromium
 def test_clicking_tiles_searching_paging_and_opening_rows(run: Path, browser: Any) -> None:
     from playwright.sync_api import expect
@@ -391,6 +381,7 @@ def test_clicking_tiles_searching_paging_and_opening_rows(run: Path, browser: An
     assert problems == []
 
 
+@needs_chromium
 def test_an_empty_run_still_gets_a_page(tmp_path: Path, request: pytest.FixtureRequest) -> None:
     store = RunStore(tmp_path / "run.sqlite")
     try:
@@ -398,7 +389,6 @@ def test_an_empty_run_still_gets_a_page(tmp_path: Path, request: pytest.FixtureR
     finally:
         store.close()
     assert island(tmp_path / REPORT_NAME)["questions"] == []
-    if CHROMIUM is not None:
-        dom = dump_dom(request.getfixturevalue("browser"), tmp_path / REPORT_NAME)
-        assert dom.xpath('string(//*[@id="question-count"])') == "0 of 0 candidates match"
-        assert dom.xpath('//tr[@class="q-empty"]')
+    dom = dump_dom(request.getfixturevalue("browser"), tmp_path / REPORT_NAME)
+    assert dom.xpath('string(//*[@id="question-count"])') == "0 of 0 candidates match"
+    assert dom.xpath('//tr[@class="q-empty"]')

@@ -59,7 +59,8 @@ class LoginOnly(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def argilla_client() -> Iterator[object]:
-    rg = pytest.importorskip("argilla", reason="the [review] extra (argilla 2.8) is not installed")
+    import argilla as rg
+
     server = ThreadingHTTPServer(("127.0.0.1", 0), LoginOnly)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -71,6 +72,7 @@ def argilla_client() -> Iterator[object]:
         thread.join()
 
 
+@pytest.mark.needs("argilla")
 def test_argilla_sdk_loads_the_settings_and_records(
     run: Path, tmp_path: Path, argilla_client: object
 ) -> None:

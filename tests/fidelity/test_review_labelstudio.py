@@ -1,6 +1,6 @@
 """The review round trip through a real Label Studio, and what annotators see in a browser.
 
-Label Studio (from /opt/label-studio, installed by .ci/run) starts once for the module
+Label Studio (its own venv, installed by `make test`) starts once for the module
 on 127.0.0.1; the tests are skipped, with the reason, only where it or Chromium is absent.
 """
 
@@ -20,7 +20,6 @@ from fidelity.cli import main as cli
 from fidelity.review import formats
 from tests.support.browser import launched_chromium
 from tests.support.labelstudio_support import (
-    LABEL_STUDIO,
     LabelStudio,
     prepared_data,
     screenshot,
@@ -34,7 +33,7 @@ from tests.support.review_support import (
     tasks_of,
 )
 
-pytestmark = pytest.mark.review_tools
+pytestmark = pytest.mark.needs("label-studio", "chromium")
 ANNOTATORS = (
     {"email": "ada@example.com", "username": "ada", "first_name": "Ada", "last_name": "One"},
     {"email": "bob@example.com", "username": "bob", "first_name": "Bob", "last_name": "Two"},
@@ -49,8 +48,6 @@ JUDGE = {
 
 @pytest.fixture(scope="module")
 def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabelStudio]:
-    if not LABEL_STUDIO.is_file():
-        pytest.skip(f"Label Studio is not installed at {LABEL_STUDIO} (.ci/run installs it)")
     server = LabelStudio(tmp_path_factory.mktemp("label-studio"), prepared_data())
     try:
         server.wait_ready()

@@ -28,12 +28,12 @@ from fidelity.outputs import write_outputs
 from fidelity.pipeline import store_result
 from fidelity.regen import regen
 from ingest.analyze import FileRecord
+from tests.support.paths import CORPUS
 from tests.support.worker_tasks import MEMORY_CAP, misbehave
 
 pytestmark = pytest.mark.skips_unreadable_files  # builds over unreadable files
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS = ROOT.parent / "shared" / "corpus"
 INPUTS = [
     ROOT / "fixtures" / "memo.docx",
     ROOT / "fixtures" / "regional_sales.xlsx",

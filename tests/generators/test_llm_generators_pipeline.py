@@ -14,8 +14,8 @@ from fidelity.cli import main
 from fidelity.core.config import ModelsConfig
 from tests.support.openai_stub import StubServer, json_reply, schema_name, text_of
 from tests.support.page_counts import DECLARED_PAGES_TOML
+from tests.support.paths import CORPUS
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 WORD_FILE = CORPUS / "word" / "018367.docx"
 
 

@@ -24,8 +24,8 @@ from fidelity.core.document import Artifact, Candidate, Document
 from fidelity.core.xmlsafe import Package
 from fidelity.explain import _candidate
 from generators.rules import common, generate
+from tests.support.paths import CORPUS
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 APP = {".docx": "word", ".xlsx": "excel", ".pptx": "powerpoint"}
 
 

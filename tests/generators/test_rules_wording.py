@@ -1,4 +1,4 @@
-"""Every rule question of the shared corpus reads as a person would write it.
+"""Every rule question of the test corpus reads as a person would write it.
 
 Scans each candidate the offline rules draw from the corpus for the template artefacts
 QUALITY.md lists: an empty slot, a doubled space, a locator pasted into a sentence,
@@ -15,8 +15,8 @@ import pytest
 
 from fidelity.core.document import Candidate, Document
 from generators.rules import generate
+from tests.support.paths import CORPUS
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 FOLDERS = {"word": "docx", "excel": "xls*", "powerpoint": "pptx"}
 ARTEFACTS = {
     "doubled space": re.compile(r"\S {2,}\S"),

@@ -1,4 +1,4 @@
-"""Conversion through unoserver on the shared corpus: variants, rendering, crashes and hangs.
+"""Conversion through unoserver on the test corpus: variants, rendering, crashes and hangs.
 
 The session's shared unoserver (and its LibreOffice) serves these tests; the crash
 and hang tests break it on purpose and check that it comes back.
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import threading
 import time
@@ -27,9 +26,7 @@ from ingest.size import pdf_pages
 from ingest.sniff import sniff
 from ingest.unoserver_pool import ConversionError, Converter, _live_members
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("soffice") is None, reason="LibreOffice is not installed (see .ci/run)"
-)
+pytestmark = pytest.mark.needs("libreoffice")
 
 VARIANTS = [
     "45690.docm",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -15,9 +14,7 @@ import pytest
 from ingest.uno_env import server_python
 from ingest.unoserver_pool import Converter, _live_members
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("soffice") is None, reason="LibreOffice is not installed (see .ci/run)"
-)
+pytestmark = pytest.mark.needs("libreoffice")
 ROOT = Path(__file__).resolve().parents[2]
 # Starts a pool, says its server's process group, then waits to be killed.
 POOL_OWNER = """

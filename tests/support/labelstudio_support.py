@@ -1,12 +1,12 @@
 """A real Label Studio on 127.0.0.1 for the review tests, and headless Chromium screenshots of it.
 
-Label Studio runs from its own venv (.ci/run installs it at /opt/label-studio;
-LABEL_STUDIO_BIN overrides the path) with a fresh data folder and a known admin and
-API token. The data folder starts as a copy of one Label Studio migrated once per installed
-version (`prepared_data()`; .ci/run makes it at install): migrating a new database takes
-about 35 s of CPU, starting on a migrated one about 4. A Playwright-driven Chromium
-(tests/support/browser.py) gets the Label Studio session cookie, opens a task and
-screenshots it.
+Label Studio runs from its own venv (`make test` installs it under the test cache, see
+tests/support/components.py; LABEL_STUDIO_BIN overrides the path) with a fresh data folder
+and a known admin and API token. The data folder starts as a copy of one Label Studio
+migrated once per installed version (`prepared_data()`; `make test` makes it at install):
+migrating a new database takes about 35 s of CPU, starting on a migrated one about 4. A
+Playwright-driven Chromium (tests/support/browser.py) gets the Label Studio session cookie,
+opens a task and screenshots it.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from typing import Any
 import httpx
 from filelock import FileLock
 
-LABEL_STUDIO = Path(os.environ.get("LABEL_STUDIO_BIN", "/opt/label-studio/bin/label-studio"))
+from tests.support.components import LABEL_STUDIO, TEST_CACHE
+
 ADMIN = "admin@example.com"
 PASSWORD = "fidelity-review-1"
 TOKEN = "fidelity-review-token"
@@ -146,10 +147,10 @@ def installed_version() -> str:
 def prepared_data() -> Path:
     """A Label Studio data folder, migrated and holding the admin, made once per installed version.
 
-    Kept under FIDELITY_TEST_CACHE (default ~/.cache/fidelity-tests); made under a file lock
-    by starting and stopping a server on an empty folder, then renamed into place.
+    Kept in the test cache (FIDELITY_TEST_CACHE, default ~/.cache/fidelity-tests); made under a
+    file lock by starting and stopping a server on an empty folder, then renamed into place.
     """
-    cache = Path(os.environ.get("FIDELITY_TEST_CACHE", Path.home() / ".cache" / "fidelity-tests"))
+    cache = TEST_CACHE
     cache.mkdir(parents=True, exist_ok=True)
     prepared = cache / f"label-studio-{installed_version()}"
     with FileLock(f"{prepared}.lock"):

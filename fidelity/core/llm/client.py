@@ -278,7 +278,6 @@ class LLMClient:
         self, body: dict[str, Any], messages: list[Message], schema: type[BaseModel] | None
     ) -> tuple[dict[str, Any] | None, dict[str, Any], str, str]:
         """(response, usage, error, structured-output mode used), retrying transient failures."""
-        import httpx
         import openai
 
         attempt = 0
@@ -315,8 +314,9 @@ class LLMClient:
                 retryable, failure = True, error
             except openai.APIError as error:  # e.g. a reply that is not a chat completion
                 retryable, failure = False, error
-            except (ValueError, TypeError, AttributeError, KeyError, httpx.HTTPError) as error:
-                # a truncated, malformed or non-JSON body, or a connection that broke mid-reply
+            except (ValueError, TypeError, AttributeError, KeyError) as error:
+                # a truncated, malformed or non-JSON body (a connection that breaks mid-reply is
+                # the client's own APIConnectionError, whatever transport it uses)
                 retryable, failure = True, error
             if not retryable or attempt >= self.settings.max_retries:
                 return None, {}, self._describe(failure), mode
