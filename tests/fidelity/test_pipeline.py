@@ -133,6 +133,7 @@ def _kill_after_two_files(process: subprocess.Popen[bytes], out: Path) -> None:
     process.wait()
 
 
+@pytest.mark.needs("libreoffice")  # its build renders or converts through LibreOffice
 def test_resume_after_kill(corpus: Path, tmp_path: Path) -> None:
     names = ["memo.docx", "notes.docx", "equations.docx", "Comment015.docx", "Test07.docx"]
     inputs = word_inputs(corpus, tmp_path / "in", names)

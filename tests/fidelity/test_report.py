@@ -30,6 +30,8 @@ from tests.support.synthetic_run import HOSTILE, synthetic_store
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_chromium = pytest.mark.needs("chromium")
+# The module's build of fixtures/ renders its deck through LibreOffice.
+needs_libreoffice = pytest.mark.needs("libreoffice")
 HTML_PARSER = lxml_html.HTMLParser(huge_tree=True)
 
 
@@ -78,6 +80,7 @@ def dump_dom(browser: Any, path: Path, fragment: str = "") -> lxml_html.HtmlElem
     return dom
 
 
+@needs_libreoffice
 def test_the_build_writes_the_report_with_every_candidate(run: Path) -> None:
     data = island(run / REPORT_NAME)
     kept = (run / "questions.jsonl").read_text().splitlines()
@@ -99,6 +102,7 @@ def test_the_build_writes_the_report_with_every_candidate(run: Path) -> None:
     )
 
 
+@needs_libreoffice
 def test_heatmap_tiles_are_the_coverage_cells(run: Path) -> None:
     store = RunStore(run / "run.sqlite")
     try:
@@ -115,6 +119,7 @@ def test_heatmap_tiles_are_the_coverage_cells(run: Path) -> None:
             assert tile.xpath('string(.//text[@class="tile-unused"])') == f"{cell.unused} unused"
 
 
+@needs_libreoffice
 def test_targets_colour_cells_and_bucket_targets_add_strips(run: Path, tmp_path: Path) -> None:
     targets = CoverageConfig.from_toml(
         {"targets": {"word": {"Table": {"total": 4, "Small": 2}, "Text": 1}}}
@@ -138,6 +143,7 @@ def test_targets_colour_cells_and_bucket_targets_add_strips(run: Path, tmp_path:
     )
 
 
+@needs_libreoffice
 def test_funnel_chart_draws_the_funnel_numbers(run: Path) -> None:
     store = RunStore(run / "run.sqlite")
     try:
@@ -159,6 +165,7 @@ def test_funnel_chart_draws_the_funnel_numbers(run: Path) -> None:
     assert sorted(views) == sorted(counts.views)
 
 
+@needs_libreoffice
 def test_evidence_links_pictures_and_slides_relative_to_out(run: Path) -> None:
     data = island(run / REPORT_NAME)
     fields = data["fields"]["artifact"]
@@ -171,6 +178,7 @@ def test_evidence_links_pictures_and_slides_relative_to_out(run: Path) -> None:
         assert not Path(relative).is_absolute() and (run / relative).is_file()
 
 
+@needs_libreoffice
 def test_report_command_rewrites_the_page_and_refuses_a_folder_without_a_store(
     run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -209,6 +217,7 @@ def test_new_checks_and_statuses_appear_without_code_changes(tmp_path: Path) -> 
 
 
 @needs_chromium
+@needs_libreoffice
 def test_page_runs_in_chromium_with_charts_and_rows(run: Path, browser: Any) -> None:
     dom = dump_dom(browser, run / REPORT_NAME)
     assert len(dom.xpath('//svg[@class="heatmap"]')) == 3
@@ -220,6 +229,7 @@ def test_page_runs_in_chromium_with_charts_and_rows(run: Path, browser: Any) -> 
 
 
 @needs_chromium
+@needs_libreoffice
 def test_filtering_by_category_in_chromium_changes_the_rows(run: Path, browser: Any) -> None:
     everything = dump_dom(browser, run / REPORT_NAME)
     tables = dump_dom(browser, run / REPORT_NAME, "#category=Table")
@@ -234,6 +244,7 @@ def test_filtering_by_category_in_chromium_changes_the_rows(run: Path, browser: 
 
 
 @needs_chromium
+@needs_libreoffice
 def test_opened_row_shows_evidence_and_every_check(run: Path, browser: Any) -> None:
     data = island(run / REPORT_NAME)
     fields = data["fields"]["question"]
@@ -252,6 +263,7 @@ def test_opened_row_shows_evidence_and_every_check(run: Path, browser: Any) -> N
 
 
 @needs_chromium
+@needs_libreoffice
 def test_screenshot_is_not_blank(run: Path, browser: Any, tmp_path: Path) -> None:
     shot = tmp_path / "shot.png"
     page, problems = open_page(browser, run / REPORT_NAME, viewport={"width": 1280, "height": 1600})
@@ -294,6 +306,7 @@ def test_hundred_thousand_questions_write_an_island_and_one_page(
     assert count == "100000 of 100000 candidates match"
 
 
+@needs_libreoffice
 def test_regen_rewrites_the_report_with_the_new_target(run: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     shutil.copytree(run, out)
@@ -335,6 +348,7 @@ def test_model_run_shows_usage_and_the_calls_behind_each_check(
 
 
 @needs_chromium
+@needs_libreoffice
 def test_clicking_tiles_searching_paging_and_opening_rows(run: Path, browser: Any) -> None:
     from playwright.sync_api import expect
 

@@ -147,6 +147,7 @@ def kill_when(process: subprocess.Popen[bytes], reached, limit: float = 120.0) -
     process.wait()
 
 
+@pytest.mark.needs("libreoffice")  # its build renders or converts through LibreOffice
 def test_builds_killed_at_several_points_then_rerun_match_one_uninterrupted_build(
     tmp_path: Path,
 ) -> None:

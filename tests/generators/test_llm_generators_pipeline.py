@@ -119,6 +119,7 @@ def rows(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+@pytest.mark.needs("libreoffice")  # its build renders or converts through LibreOffice
 def test_build_with_model_drafts_records_and_reports(stub, tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["build", str(WORD_FILE), "-o", str(out), "--model", "stub-model"]) == 0
