@@ -85,8 +85,8 @@ class LLMAnswerer:
         match = self.matcher.match(candidate, said)
         calls = [reply.record_id, *match.calls]
         base["model_call"] = ",".join(call for call in calls if call) or None
-        if match.matched is None:
-            verdict, reason = "unverified", f"answer not matched: {match.reason}"
+        if match.matched is None:  # every judge call failed: a call to make again, not a verdict
+            verdict, reason = "skipped", f"no usable judge answer ({match.reason})"
         elif match.matched:
             where = "without any context" if check == NO_CONTEXT else "from this view"
             verdict, reason = "fail", f"the model answers correctly {where}: {match.reason}"

@@ -86,9 +86,9 @@ class Grader:
     def grade_outcomes(
         self, document: Document, outcomes: list[Outcome], mapper: Mapper | None = None
     ) -> None:
-        """Append a `grade` decision to every outcome not yet rejected (and apply it);
+        """Append a `grade` decision to every outcome no check has failed (and apply it);
         an outcome the grader could not grade is incomplete."""
-        live = [outcome for outcome in outcomes if outcome.status != "rejected"]
+        live = [outcome for outcome in outcomes if not outcome.rejecting]
         run = mapper or (lambda fn, items: [fn(item) for item in items])
         graded = run(lambda outcome: self.grade(document, outcome.candidate), live)
         for outcome, (decision, context) in zip(live, graded, strict=True):
@@ -96,9 +96,7 @@ class Grader:
             if decision.verdict == "skipped":
                 outcome.miss(CHECK, decision.reason)
             if decision.verdict == "fail":
-                outcome.status = "rejected"
-                outcome.rejected_by = CHECK
-                outcome.reason = decision.reason
+                outcome.reject(CHECK, decision.reason)
 
     def grade(self, document: Document, candidate: Candidate) -> tuple[Decision, str]:
         """The grade decision and the exact element context the grader saw."""

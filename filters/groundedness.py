@@ -39,8 +39,9 @@ class Answerer(Protocol):
 
 @dataclass
 class Outcome:
-    """A candidate's checks and status: kept, unverified, incomplete (a model check did not
-    run: no reply, a failed call, the budget) or rejected (which stands over incomplete)."""
+    """A candidate's checks and status: kept, unverified, rejected, or incomplete (a model check
+    did not run: no reply, a failed call, the budget). Incomplete stands over rejected: a check
+    that did not run could have rejected the candidate first, so a rerun runs them all again."""
 
     candidate: Candidate
     status: str = "kept"
@@ -48,13 +49,24 @@ class Outcome:
     reason: str = ""
     decisions: list[tuple[Decision, str]] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    rejecting: str = ""  # the check that failed the candidate, settled or not
 
     def miss(self, check: str, why: str) -> None:
         """A model check that did not run: the candidate is incomplete until a rerun runs it."""
         self.missing.append(f"{check} ({why})")
-        if self.status != "rejected":
-            self.status = "incomplete"
-            self.reason = "model checks did not run: " + "; ".join(self.missing)
+        self.status = "incomplete"
+        self.reason = "model checks did not run: " + "; ".join(self.missing)
+
+    def reject(self, check: str, reason: str) -> None:
+        """A check failed the candidate; while checks are missing it stays incomplete (a
+        missing check could have rejected it first), and a rerun runs every check again."""
+        self.rejecting = check
+        if self.status == "incomplete":
+            self.reason += f"; meanwhile {check} rejects it: {reason}"
+            return
+        self.status = "rejected"
+        self.rejected_by = check
+        self.reason = reason
 
 
 class ViewCache:
@@ -170,14 +182,13 @@ def _record(outcome: Outcome, decision: Decision, context: str) -> bool:
     """Add a decision; False once the candidate is rejected (later checks are not run)."""
     outcome.decisions.append((decision, context))
     if decision.verdict == "fail":
-        outcome.status = "rejected"
-        outcome.rejected_by = decision.check
         if decision.check == guessability.CHECK:
-            outcome.reason = f"guessable without the file: {decision.reason}"
+            reason = f"guessable without the file: {decision.reason}"
         elif decision.check.startswith(answerable.PREFIX):
-            outcome.reason = f"view {decision.view}: {decision.reason}"
+            reason = f"view {decision.view}: {decision.reason}"
         else:
-            outcome.reason = f"answerable from view {decision.view}: {decision.reason}"
+            reason = f"answerable from view {decision.view}: {decision.reason}"
+        outcome.reject(decision.check, reason)
         return False
     if decision.verdict == "unverified" and outcome.status == "kept":  # incomplete stays
         outcome.status = "unverified"

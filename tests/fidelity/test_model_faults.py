@@ -15,7 +15,7 @@ import pytest
 
 from fidelity.cli import main
 from tests.generators.test_llm_generators_pipeline import WORD_FILE, generic_model
-from tests.support.openai_stub import StubServer, faulty, slow
+from tests.support.openai_stub import StubServer, error, faulty, slow
 from tests.support.page_counts import DECLARED_PAGES_TOML
 
 SETTINGS = (
@@ -28,7 +28,7 @@ backoff_base = 0.01
 """
     + DECLARED_PAGES_TOML
 )
-FAULTS = ("truncate", "cut", "reset", "garbage", "stall")
+FAULTS = ("truncate", "cut", "reset", "garbage", "stall", "429", "500")
 
 
 def rows(path: Path) -> list[dict]:
@@ -42,7 +42,36 @@ def misbehaving(body: dict) -> dict:
     if digest[0] % 3:
         return reply
     fault = FAULTS[digest[1] % len(FAULTS)]
-    return slow(2.5, reply) if fault == "stall" else faulty(fault, reply)
+    if fault == "stall":
+        return slow(2.5, reply)
+    return error(int(fault), "stub fault") if fault.isdigit() else faulty(fault, reply)
+
+
+def settled(out: Path) -> dict[str, tuple[str, str]]:
+    """Each candidate's status and the check that rejected it."""
+    return {
+        row["id"]: (row["status"], row.get("rejected_by", ""))
+        for name in ("questions", "rejected", "incomplete")
+        for row in rows(out / f"{name}.jsonl")
+    }
+
+
+def failure_verdicts(out: Path) -> list[str]:
+    """Checks whose recorded reason is a failed call rather than a verdict."""
+    marks = (
+        "no judge could decide",
+        "no usable",
+        "RateLimitError",
+        "InternalServerError",
+        "did not run",
+    )
+    return [
+        f"{row['id']} {check['check']}: {check['reason']}"
+        for name in ("questions", "rejected")
+        for row in rows(out / f"{name}.jsonl")
+        for check in row["checks"]
+        if any(mark in check.get("reason", "") for mark in marks)
+    ]
 
 
 @pytest.fixture
@@ -95,3 +124,7 @@ def test_broken_replies_leave_incomplete_candidates_that_a_healthy_rerun_complet
         row["id"] for name in ("questions", "rejected") for row in rows(clean / f"{name}.jsonl")
     }
     assert now_kept | rejected == candidates, "failed drafting calls were made again"
+    # A failed call is never a verdict: after the healthy rerun every candidate is decided as in
+    # the clean build, and no check carries a failure for its reason.
+    assert settled(out) == settled(clean)
+    assert failure_verdicts(out) == []
