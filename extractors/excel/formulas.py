@@ -36,7 +36,7 @@ def analyse(formula: str, lowered: dict[str, str], tables: set[str]) -> dict[str
     try:
         openings, operands = scan(formula)
     except FormulaSyntaxError:  # an unparsable formula still keeps its text
-        return {"precedents": [], "sheets": [], "names": [], "tables": [], "functions": []}
+        openings, operands = [], []
     precedents: list[str] = []
     sheets: list[str] = []
     used_names: list[str] = []

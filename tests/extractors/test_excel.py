@@ -339,3 +339,20 @@ def test_threaded_comment_with_reply(tmp_path: Path) -> None:
     assert comment.facts["replies"][0]["author"] == "Raj Patel"
     assert "Reply by Raj Patel: Confirmed with finance" in comment.text
     assert comment.facts["cell_value"] == "1250"
+
+
+def test_an_unparsable_formula_costs_only_its_analysis(tmp_path: Path) -> None:
+    """A formula the tokenizer refuses keeps its text and costs neither its cell nor the file
+    (its analysis had no 'aggregate' key, and the file failed with KeyError)."""
+    book = Workbook()
+    sheet = book.active
+    sheet["A1"], sheet["A2"] = 4, 5
+    sheet["B1"] = '="unterminated'
+    sheet["B2"] = "=SUM(A1:A2)"
+    path = tmp_path / "unparsable.xlsx"
+    book.save(path)
+    document = load(path, tmp_path)
+    formulas = {a.facts["cell"]: a for a in document.artifacts if a.category == "Formula"}
+    assert set(formulas) == {"B1", "B2"}
+    assert formulas["B1"].facts["precedents"] == [] and not formulas["B1"].facts["aggregate"]
+    assert formulas["B2"].facts["aggregate"]
