@@ -401,12 +401,11 @@ class Config:
     def from_stored(cls, record: dict[str, Any], label: str) -> Config:
         return cls.from_toml(record["settings"], record.get("source", ""), label)
 
-    def changes_from(self, other: Config) -> list[str]:
-        """The settings (`table.key`) whose values differ between the two configurations."""
-        mine, theirs = _flat(self.to_toml()), _flat(other.to_toml())
-        return sorted(
-            key for key in mine.keys() | theirs.keys() if mine.get(key) != theirs.get(key)
-        )
+    def changes_from(self, settings: dict[str, Any]) -> list[str]:
+        """The settings (`table.key`) in which these differ from stored ones (`to_toml` form)."""
+        mine, theirs = _flat(self.to_toml()), _flat(settings)
+        keys = mine.keys() | theirs.keys()
+        return sorted(key for key in keys if mine.get(key) != theirs.get(key))
 
 
 # Config fields that are not keys of the [run] table.
@@ -418,6 +417,7 @@ def _flat(data: dict[str, Any]) -> dict[str, str]:
     return {
         f"{section}.{key}": json.dumps(value, sort_keys=True)
         for section, table in data.items()
+        if isinstance(table, dict)
         for key, value in table.items()
     }
 
