@@ -18,7 +18,7 @@ from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, TypeAdapter, ValidationError
 
 from fidelity.core.apps import TAXONOMY
 from fidelity.core.mistake import Mistake
@@ -37,7 +37,7 @@ T = TypeVar("T")
 QUOTED = "'{}'"
 
 
-class ConfigError(Mistake):
+class ConfigError(Mistake, ValueError):
     """Problems in a configuration, one line each."""
 
 
@@ -158,6 +158,12 @@ class ModelsConfig:
         return validate_table(cls, data, "models", source)
 
 
+def _panel(judges: list[str]) -> list[str]:
+    if len(judges) > 3:
+        raise ValueError("a panel has at most three models")
+    return judges
+
+
 @dataclass
 class FilterSettings:
     """The `[filters]` section: model-mode re-asking, answer matching and quality grading.
@@ -168,7 +174,7 @@ class FilterSettings:
 
     __pydantic_config__ = FORBID
 
-    judges: Annotated[list[str], Field(max_length=3)] = field(default_factory=list)
+    judges: Annotated[list[str], AfterValidator(_panel)] = field(default_factory=list)
     grading: bool = True
     min_clarity: int = 3
     min_precision: int = 3
