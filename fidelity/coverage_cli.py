@@ -28,12 +28,14 @@ def cmd_coverage(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_regen(args: argparse.Namespace, config: Config) -> int:
+    out = Path(args.out)
     try:
-        reports = regen(Path(args.out), config, args.app, args.category, args.target)
+        reports = regen(out, config, args.app, args.category, args.target)
     except (ValueError, OutputBusy) as error:
         print(f"fidelity regen: {error}", file=sys.stderr)
         return 2
     print(describe(reports))
+    print(f"report: {out / 'report.html'}")
     return 0
 
 
