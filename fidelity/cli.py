@@ -10,6 +10,7 @@ import json
 import os
 import sys
 import tempfile
+import typing
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -162,8 +163,15 @@ COMMAND_MODULES: list[str] = [
 ]
 
 
+class Parser(argparse.ArgumentParser):
+    """Usage mistakes in one line too, pointing to --help instead of printing the usage."""
+
+    def error(self, message: str) -> typing.NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def parser() -> argparse.ArgumentParser:
-    main = argparse.ArgumentParser(prog="fidelity", description=__doc__)
+    main = Parser(prog="fidelity", description=__doc__)
     main.add_argument("--config", type=Path, help="TOML configuration (default ./fidelity.toml)")
     sub = main.add_subparsers(dest="command", required=True)
 

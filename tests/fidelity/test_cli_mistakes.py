@@ -181,3 +181,9 @@ def test_a_closed_pipe_ends_quietly(run: dict[str, Path]) -> None:
         status = reader_gone.wait(timeout=120)
     assert status == BROKEN_PIPE_STATUS
     assert errors.splitlines() == [f"config: the run's, from {run['here'] / 'fidelity.toml'}"]
+
+
+def test_a_usage_mistake_is_one_line_too(tmp_path: Path) -> None:
+    result = fidelity("build", MEMO, "--workers", "many", "-o", tmp_path / "out", cwd=tmp_path)
+    assert_one_line_mistake(result, "fidelity build: argument --workers", "fidelity build --help")
+    assert not (tmp_path / "out").exists()
