@@ -7,20 +7,40 @@ import gc
 import importlib
 import importlib.util
 import json
+import os
 import sys
 import tempfile
+import typing
+from collections.abc import Iterator
 from pathlib import Path
 
 from extractors import ExtractionError
 from fidelity.core.config import Config, parse_size
 from fidelity.core.hashing import file_sha256
+from fidelity.core.mistake import Mistake
 from fidelity.core.store import open_store
 from fidelity.explain import explain
+from fidelity.inputs import (
+    build_config,
+    check_inputs,
+    check_office_files,
+    check_out,
+    check_stage_tables,
+    run_config,
+    stored_record,
+)
 from fidelity.outlock import OutputBusy
 from fidelity.pipeline import build, load_document
 from fidelity.quality import headline as quality_headline
 from ingest.discover import discover
 from ingest.prepare import NotReadable
+
+# Commands that read the run in OUT (and use the configuration it stored), and those that
+# write OUT from input files.
+READS_RUN = {"coverage", "regen", "report", "explain", "review"}
+MAKES_RUN = {"build", "ingest"}
+# The exit status of a process stopped by a closed pipe (128 + SIGPIPE), as `cat | head` gives.
+BROKEN_PIPE_STATUS = 141
 
 
 def cmd_extract(args: argparse.Namespace, config: Config) -> int:
@@ -67,30 +87,59 @@ def cmd_build(args: argparse.Namespace, config: Config) -> int:
     config.ray_address = args.address or config.ray_address
     config.ship_files = args.ship_files or config.ship_files
     if config.executor == "ray" and importlib.util.find_spec("ray") is None:
-        missing = "fidelity build: --executor ray needs Ray: pip install 'fidelity[ray]'"
-        print(missing, file=sys.stderr)
-        return 2
+        raise Mistake("--executor ray needs Ray: pip install 'fidelity[ray]'")
+    out = Path(args.out)
+    earlier = stored_record(out)
+    if earlier is not None and (changed := config.changes_from(earlier["settings"])):
+        shown = ", ".join(changed[:6]) + (
+            f" and {len(changed) - 6} more" if len(changed) > 6 else ""
+        )
+        print(f"config: changed since the last build of {out}: {shown}", file=sys.stderr)
     try:
-        summary = build(args.inputs, Path(args.out), config)
+        summary = build(args.inputs, out, config)
     except OutputBusy as error:
         print(f"fidelity build: {error}", file=sys.stderr)
         return 1
-    print(
-        f"{summary['accepted']} questions kept ({summary['unverified']} unverified), "
-        f"{summary['rejected']} rejected, {summary['incomplete']} incomplete, "
-        f"{summary['skipped']} files skipped -> {args.out}"
-    )
-    print(f"funnel: {summary['funnel']}")
-    print(f"quality: {quality_headline(summary['quality'])}")
+    for line in closing_lines(summary, out, resumed=earlier is not None):
+        print(line)
     return 0
 
 
-def cmd_explain(args: argparse.Namespace, config: Config) -> int:
+def closing_lines(summary: dict, out: Path, resumed: bool) -> Iterator[str]:
+    """What a build says at its end: counts, then where to look next."""
+    if resumed and not summary["files_acted_on"]:
+        yield f"nothing new to do: every input file was processed by an earlier build of {out}"
+    yield (
+        f"{summary['accepted']} questions kept ({summary['unverified']} unverified), "
+        f"{summary['rejected']} rejected, {summary['incomplete']} incomplete, "
+        f"{summary['skipped']} files skipped -> {out}"
+    )
+    yield f"funnel: {summary['funnel']}"
+    yield f"quality: {quality_headline(summary['quality'])}"
+    if summary["skipped"]:
+        listed = out / "skipped.jsonl"
+        yield f"skipped: {summary['skipped']} files, each with its reason in {listed}"
+    yield f"report: {out / 'report.html'}"
+
+
+def check_explained(args: argparse.Namespace) -> None:
+    """The file to explain exists and is one the run in OUT has."""
+    check_inputs([Path(args.file)])
     store = open_store(Path(args.out))
     try:
-        sha = file_sha256(Path(args.file))
+        if store.file_status(file_sha256(Path(args.file))) is None:
+            raise Mistake(f"{args.file} is not in the run in {args.out}")
+    finally:
+        store.close()
+
+
+def cmd_explain(args: argparse.Namespace, config: Config) -> int:
+    sha = file_sha256(Path(args.file))
+    store = open_store(Path(args.out))
+    try:
+        status = store.file_status(sha)
         if not store.candidates(file_sha=sha):
-            print(f"no candidates stored for {args.file} in {args.out}", file=sys.stderr)
+            print(f"no candidates stored for {args.file} ({status}) in {args.out}", file=sys.stderr)
             return 1
         return explain(
             store,
@@ -114,8 +163,15 @@ COMMAND_MODULES: list[str] = [
 ]
 
 
+class Parser(argparse.ArgumentParser):
+    """Usage mistakes in one line too, pointing to --help instead of printing the usage."""
+
+    def error(self, message: str) -> typing.NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def parser() -> argparse.ArgumentParser:
-    main = argparse.ArgumentParser(prog="fidelity", description=__doc__)
+    main = Parser(prog="fidelity", description=__doc__)
     main.add_argument("--config", type=Path, help="TOML configuration (default ./fidelity.toml)")
     sub = main.add_subparsers(dest="command", required=True)
 
@@ -181,17 +237,77 @@ def parser() -> argparse.ArgumentParser:
     explain.add_argument(
         "--diff", action="store_true", help="show what each view removed from the full document"
     )
-    explain.set_defaults(run=cmd_explain)
+    explain.set_defaults(run=cmd_explain, check=check_explained)
 
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
+    for command in _commands(main):
+        command.add_argument(
+            "--config",
+            type=Path,
+            default=argparse.SUPPRESS,
+            help="TOML configuration (default: the run's stored one for a command reading OUT, "
+            "else ./fidelity.toml)",
+        )
     return main
 
 
-def main(argv: list[str] | None = None) -> int:
+def _commands(command: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+    """Every subcommand's parser, at any depth (`review import` too)."""
+    for action in command._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                yield child
+                yield from _commands(child)
+
+
+def configure(args: argparse.Namespace) -> Config:
+    """Check what the command is given and choose its configuration (saying which), before
+    anything is written."""
+    given = args.config
+    if args.command in READS_RUN:
+        config, said = run_config(Path(args.out), given)
+    elif args.command in MAKES_RUN:
+        check_inputs(args.inputs)
+        check_out(Path(args.out))
+        for note in check_office_files(args.inputs):
+            print(f"fidelity {args.command}: {note}", file=sys.stderr)
+        config, said = build_config(Path(args.out), given)
+    else:
+        check_inputs(args.files)
+        return Config.load(given)
+    check_stage_tables(config)
+    if check := getattr(args, "check", None):
+        check(args)
+    print(said, file=sys.stderr)
+    return config
+
+
+def run(argv: list[str] | None) -> int:
     args = parser().parse_args(argv)
-    config = Config.load(args.config)
-    return args.run(args, config)
+    try:
+        return args.run(args, configure(args))
+    except Mistake as mistake:
+        name = " ".join(
+            filter(None, ["fidelity", args.command, getattr(args, "review_command", None)])
+        )
+        for problem in mistake.problems:
+            print(f"{name}: {problem}", file=sys.stderr)
+        return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run a command; a mistake is a line per problem and status 2; a closed pipe (`| head`)
+    ends it quietly."""
+    try:
+        status = run(argv)
+        sys.stdout.flush()  # a reader gone shows here, not in the flush at exit
+        return status
+    except BrokenPipeError:
+        # Nothing more can reach the reader; what is left to flush goes nowhere.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return BROKEN_PIPE_STATUS
 
 
 if __name__ == "__main__":

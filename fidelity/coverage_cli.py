@@ -1,4 +1,7 @@
-"""`fidelity coverage OUT` and `fidelity regen OUT`: look at coverage against targets, raise it."""
+"""`fidelity coverage OUT` and `fidelity regen OUT`: look at coverage against targets, raise it.
+
+The CLI checks first that OUT holds a run and reads the configuration the run stored.
+"""
 
 from __future__ import annotations
 
@@ -9,24 +12,13 @@ from pathlib import Path
 from fidelity import coverage
 from fidelity.core.apps import APP_NAMES
 from fidelity.core.config import Config
-from fidelity.core.store import STORE_NAME, open_store
+from fidelity.core.store import open_store
 from fidelity.outlock import OutputBusy
 from fidelity.regen import describe, regen
 
 
-def _run_folder(out: str) -> Path | None:
-    path = Path(out)
-    if not (path / STORE_NAME).is_file():
-        print(f"no run store in {path} (run `fidelity build ... -o {path}` first)", file=sys.stderr)
-        return None
-    return path
-
-
 def cmd_coverage(args: argparse.Namespace, config: Config) -> int:
-    out = _run_folder(args.out)
-    if out is None:
-        return 1
-    store = open_store(out)
+    store = open_store(Path(args.out))
     try:
         text = coverage.markdown(store, config.coverage, only_short=args.below)
     finally:
@@ -36,15 +28,14 @@ def cmd_coverage(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_regen(args: argparse.Namespace, config: Config) -> int:
-    out = _run_folder(args.out)
-    if out is None:
-        return 1
+    out = Path(args.out)
     try:
         reports = regen(out, config, args.app, args.category, args.target)
     except (ValueError, OutputBusy) as error:
         print(f"fidelity regen: {error}", file=sys.stderr)
         return 2
     print(describe(reports))
+    print(f"report: {out / 'report.html'}")
     return 0
 
 

@@ -13,15 +13,15 @@ from contextlib import AbstractContextManager
 from dataclasses import asdict
 from functools import partial
 from pathlib import Path
-
-from tqdm import tqdm
+from typing import Any
 
 from extractors import ExtractionError, extract_file
-from fidelity.core.config import Config
+from fidelity.core.config import STORED_KEY, Config
 from fidelity.core.document import KEPT_STATUSES, Candidate, Decision, Document
 from fidelity.core.executor import Executor, TaskResult
 from fidelity.core.llm import LLMClient
 from fidelity.core.llm.batch import prefetch
+from fidelity.core.progress import progress
 from fidelity.core.store import RunStore, open_store
 from fidelity.core.workers import PRELOAD, WorkerPool, open_workers
 from fidelity.filework import FileResult, FileWork, WorkContext, generate_task, process_file_task
@@ -132,10 +132,10 @@ def process_files(
     context: WorkContext,
     executor: Executor,
     documents: dict[str, Document] | None = None,
-) -> None:
+) -> int:
     """Per-file work for every ingested file in worker processes; the driver stores each result
     in input order, so a killed run resumes at the first unfinished file. `documents`: files
-    extracted already (by sha256)."""
+    extracted already (by sha256). Returns how many files were acted on (0: all done before)."""
     known = documents or {}
     actions = file_actions(records, store)
     work = (
@@ -144,11 +144,12 @@ def process_files(
         if kind == "work"
     )
     results = executor.map(process_file_task, work)
-    for kind, record in tqdm(actions, desc="files", unit="file", file=sys.stderr, disable=None):
+    for kind, record in progress(actions, total=len(actions), desc="files"):
         if kind == "skip":
             store_dropped(store, record)
         else:
             store_result(store, record, next(results))
+    return len(actions)
 
 
 def store_outcomes(store: RunStore, outcomes: list[Outcome], first_seq: int = 0) -> int:
@@ -251,18 +252,19 @@ def worker_pool(
     return open_workers(config, converter, client, WORKER_PRELOAD)
 
 
-def build(inputs: Iterable[Path], out: Path, config: Config) -> dict[str, int]:
+def build(inputs: Iterable[Path], out: Path, config: Config) -> dict[str, Any]:
     """The whole build over the input files into OUT (one build or regen per OUT at a time)."""
     with output_lock(out, "build"):
         return _build(inputs, out, config)
 
 
-def _build(inputs: Iterable[Path], out: Path, config: Config) -> dict[str, int]:
+def _build(inputs: Iterable[Path], out: Path, config: Config) -> dict[str, Any]:
     store = open_store(out)
     client: LLMClient | None = None
     try:
         stages, client = default_stages(config, store, out)
         store.set_meta("mode", stages.mode)
+        store.set_meta(STORED_KEY, config.stored())  # what coverage, regen, report... read
         inputs = list(inputs)
         judge = LLMJudge(chat_through(client), name="model") if client is not None else None
         settings = IngestSettings.from_config(config)
@@ -287,13 +289,13 @@ def _build(inputs: Iterable[Path], out: Path, config: Config) -> dict[str, int]:
             if client is not None and config.models.batch:
                 pending = [r for r in corpus.records if r.kept and not store.file_status(r.sha256)]
                 prefetch(client, lambda: batch_round(pending, config, context, pool, documents))
-            process_files(corpus.records, store, config, context, pool.executor, documents)
+            acted = process_files(corpus.records, store, config, context, pool.executor, documents)
         run_dedup(store, config)
         usage = ""
         if client is not None:  # model_usage.json first, so report.html shows this run's usage
             remember_failed_drafts(store, client.accounting, config.models.retry_failed)
             usage = client.finish(out)
-        summary = write_outputs(store, out, config.coverage)
+        summary = {**write_outputs(store, out, config.coverage), "files_acted_on": acted}
         if usage:
             print(usage, file=sys.stderr)
         return summary

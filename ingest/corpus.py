@@ -11,18 +11,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from collections.abc import Callable, Iterable
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from tqdm import tqdm
-
 from fidelity.core.config import Config
 from fidelity.core.executor import Failure, failure_of
 from fidelity.core.hashing import file_sha256
+from fidelity.core.progress import progress as show_progress
 from fidelity.core.workers import PRELOAD, WorkerPool, open_workers
 from ingest.analyze import AnalysisWork, FileRecord, analysis_task, refused_record
 from ingest.curate import curate
@@ -125,14 +123,7 @@ def _analyze_all(
     results = workers.executor.map(analysis_task, work)
     for item, result in zip(
         work,
-        tqdm(
-            results,
-            total=len(work),
-            desc="ingest",
-            unit="file",
-            file=sys.stderr,
-            disable=not progress or None,
-        ),
+        show_progress(results, total=len(work), desc="ingest", enabled=progress),
         strict=True,
     ):
         if result.value is not None:

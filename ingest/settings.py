@@ -18,10 +18,10 @@ rank_top_k = 0              # keep the k best Word files per domain (0 = keep al
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, replace
 from typing import Any
 
-from fidelity.core.config import Config
+from fidelity.core.config import FORBID, Config, validate_table
 from fidelity.core.workers import worker_count
 
 # LibreOffice servers a build may run when `[ingest] servers` is not set: one per worker,
@@ -32,6 +32,8 @@ MAX_AUTO_SERVERS = 4
 @dataclass
 class IngestSettings:
     """Every threshold curation and ranking use; each decision row cites the one it applied."""
+
+    __pydantic_config__ = FORBID
 
     servers: int = 1
     conversion_timeout: float = 120.0
@@ -58,16 +60,10 @@ class IngestSettings:
 
     @classmethod
     def from_config(cls, config: Config, **overrides: Any) -> IngestSettings:
-        known = {f.name for f in fields(cls)}
-        table = config.extra.get("ingest", {})
-        unknown = sorted(set(table) - known)
-        if unknown:
-            raise ValueError(f"unknown [ingest] settings: {', '.join(unknown)}")
-        values = {"max_file_mb": config.max_file_mb, **table}
-        values.update({key: value for key, value in overrides.items() if value is not None})
-        if "languages" in values:
-            values["languages"] = tuple(values["languages"])
-        return cls(**values)
+        """The `[ingest]` table (a ConfigError names each unknown key or wrong value)."""
+        table = {"max_file_mb": config.max_file_mb, **config.extra.get("ingest", {})}
+        settings = validate_table(cls, table, "ingest", config.source or "the configuration")
+        return replace(settings, **{k: v for k, v in overrides.items() if v is not None})
 
 
 def converter_servers(config: Config, settings: IngestSettings) -> int:

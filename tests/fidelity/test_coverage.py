@@ -114,4 +114,4 @@ def test_regen_override_is_remembered_and_cli_prints_it(
     printed = capsys.readouterr().out
     row = next(line for line in printed.splitlines() if line.startswith("| word | Footnote |"))
     assert "| 99 |" in row
-    assert cli(["coverage", str(tmp_path / "nothing")]) == 1
+    assert cli(["coverage", str(tmp_path / "nothing")]) == 2

@@ -101,6 +101,7 @@ def test_regen_says_which_cells_need_more_documents(
     assert cli(["regen", str(out), "--app", "word", "--category", "Table", "--target", "500"]) == 0
     first = capsys.readouterr().out
     assert "still short" in first and "add documents" in first
+    assert first.splitlines()[-1] == f"report: {out / 'report.html'}"
     count = len(rows(out))
     assert cli(["regen", str(out), "--app", "word", "--category", "Table"]) == 0
     second = capsys.readouterr().out

@@ -185,8 +185,8 @@ def test_report_command_rewrites_the_page_and_refuses_a_folder_without_a_store(
     (run / REPORT_NAME).unlink()
     assert cli(["report", str(run)]) == 0
     assert (run / REPORT_NAME).is_file()
-    assert cli(["report", str(tmp_path)]) == 1
-    assert "no run store" in capsys.readouterr().err
+    assert cli(["report", str(tmp_path)]) == 2
+    assert "no run in" in capsys.readouterr().err
 
 
 def test_json_island_cannot_close_its_script() -> None:
