@@ -75,8 +75,9 @@ class FileRecord:
         return self.decision == "keep"
 
 
-def refused_record(path: Path, reason: str) -> FileRecord:
-    """The record of an input file that is not read at all (a link leading out of the input)."""
+def refused_record(path: Path, code: str, reason: str) -> FileRecord:
+    """The record of an input entry that is not read at all (a link leading out of the input,
+    looping or dangling, a link to a folder...), with the walk's reason code."""
     return FileRecord(
         path=str(path),
         sha256=hashlib.sha256(f"refused:{path}".encode()).hexdigest(),
@@ -84,7 +85,7 @@ def refused_record(path: Path, reason: str) -> FileRecord:
         extension=path.suffix.lower().lstrip("."),
         container="link",
         problem=reason,
-        problem_code="outside_input",
+        problem_code=code,
     )
 
 

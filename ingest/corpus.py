@@ -188,7 +188,7 @@ def ingest_corpus(
     )
     with pool as opened:
         records = _analyze_all(files, out, settings, opened, progress)
-    records += [refused_record(path, reason) for path, reason in refused(inputs).items()]
+    records += [refused_record(path, *refusal) for path, refusal in refused(inputs).items()]
     curate(records, settings)
     assign_domains(records, settings, labeler)
     ranking = rank_word(records, settings, judge or HeuristicJudge())

@@ -115,6 +115,12 @@ def runs(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
     shutil.copy(corpus / "word" / "memo.docx", outside / "secret.docx")
     (mixed / "link-out.docx").symlink_to(outside / "secret.docx")
     expected["link-out.docx"] = "outside the input folder"
+    (mixed / "link-loop.docx").symlink_to(mixed / "link-loop.docx")
+    expected["link-loop.docx"] = "loops"
+    (mixed / "link-dangling.docx").symlink_to(mixed / "gone.docx")
+    expected["link-dangling.docx"] = "to nothing"
+    (mixed / "link-folder.docx").symlink_to(outside)
+    expected["link-folder.docx"] = "to a folder, not followed"
 
     config = base / "fidelity.toml"
     config.write_text(SETTINGS)
