@@ -80,6 +80,5 @@ def _refusal(path: Path, root: Path) -> str | None:
 
 def _named_candidate(path: Path) -> bool:
     return (
-        not path.name.startswith(IGNORED_PREFIXES)
-        and path.suffix.lower() not in IGNORED_SUFFIXES
+        not path.name.startswith(IGNORED_PREFIXES) and path.suffix.lower() not in IGNORED_SUFFIXES
     )

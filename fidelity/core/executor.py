@@ -5,9 +5,10 @@ a bounded number of items in flight. `task(item, progress)` is a picklable
 module-level function; it calls `progress.enter(stage)` as it moves on, so a
 failure says in which stage it happened. An exception, a crash of the worker (a
 segfault in a native library, the kernel's OOM killer), a task past the per-item
-wall-clock limit or one past the worker's memory limit (RLIMIT_AS: an allocation
-fails with MemoryError) all end as a `Failure` of that item; the dead or stuck
-worker is replaced by pebble's pool and the other items go on.
+wall-clock limit or one past the memory limit (RLIMIT_AS, counted from what the
+worker maps when the task starts: an allocation fails with MemoryError) all end
+as a `Failure` of that item; the dead or stuck worker is replaced by pebble's pool
+and the other items go on.
 
 pebble's ProcessPool is used because it survives the death of a worker and kills
 a task that runs past its timeout (concurrent.futures' pool breaks on one crash); its
@@ -30,6 +31,7 @@ import traceback
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
+from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing import forkserver, get_context
 from pathlib import Path
@@ -140,19 +142,47 @@ def failure_of(error: BaseException, stage: str) -> Failure:
     )
 
 
-def run_guarded(task: Callable[[T, Progress], R], item: T, mark: Path) -> TaskResult[R]:
-    """Run `task` in the worker; an exception becomes a Failure at the stage it happened in."""
+def mapped_bytes() -> int:
+    """The address space this process maps now (what RLIMIT_AS counts)."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@contextmanager
+def address_space_cap(extra_bytes: int) -> Iterator[None]:
+    """Cap this process's address space at its current size plus `extra_bytes` for the block.
+
+    A worker already maps hundreds of megabytes (preloaded libraries; a Ray worker its
+    object store), so a limit means "this much more than the task started with"; the
+    soft limit is restored afterwards.
+    """
+    if extra_bytes <= 0:
+        yield
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    cap = mapped_bytes() + extra_bytes
+    resource.setrlimit(resource.RLIMIT_AS, (cap if hard < 0 else min(cap, hard), hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def run_guarded(
+    task: Callable[[T, Progress], R], item: T, mark: Path, memory_bytes: int = 0
+) -> TaskResult[R]:
+    """Run `task` in the worker under the memory cap (`memory_bytes` more than the worker maps
+    now; 0: none); an exception becomes a Failure at the stage it happened in."""
     progress = StageMark(mark)
     try:
-        return TaskResult(value=task(item, progress))
+        with address_space_cap(memory_bytes):
+            return TaskResult(value=task(item, progress))
     except Exception as error:  # any failure of one item is that item's result
         return TaskResult(failure=failure_of(error, progress.stage))
 
 
-def limit_worker(memory_bytes: int) -> None:
-    """Worker initializer: cap its address space, die with the parent, ignore Ctrl-C."""
-    if memory_bytes > 0:
-        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+def limit_worker() -> None:
+    """Worker initializer: die with the parent, ignore Ctrl-C."""
     # No library sets a parent-death signal; prctl through libc is two lines. When
     # the driver dies (even SIGKILL) the forkserver exits and so do its workers.
     libc = ctypes.CDLL(None, use_errno=True)
@@ -202,7 +232,7 @@ def start_forkserver(preload: Sequence[str]) -> None:
 
 
 class ProcessExecutor:
-    """`workers` pebble worker processes with a per-item timeout and a per-worker memory cap."""
+    """`workers` pebble worker processes with a per-item timeout and a per-item memory cap."""
 
     def __init__(
         self,
@@ -227,7 +257,6 @@ class ProcessExecutor:
         return MatchingProcessPool(
             max_workers=self.workers,
             initializer=limit_worker,
-            initargs=(self.memory_bytes,),
             context=get_context("forkserver"),
         )
 
@@ -242,7 +271,8 @@ class ProcessExecutor:
         if not self.pool.active:  # broken: its items have failed, a new pool takes the rest
             self.close_pool()
             self.pool = self._new_pool()
-        return self.pool.schedule(run_guarded, (task, item, mark), timeout=self.timeout), mark
+        arguments = (task, item, mark, self.memory_bytes)
+        return self.pool.schedule(run_guarded, arguments, timeout=self.timeout), mark
 
     def _result(self, scheduled: tuple[Any, Path], _: deque[tuple[Any, Path]]) -> TaskResult[Any]:
         future, mark = scheduled

@@ -28,7 +28,7 @@ from fidelity.outputs import write_outputs
 from fidelity.pipeline import store_result
 from fidelity.regen import regen
 from ingest.analyze import FileRecord
-from tests.support.worker_tasks import MEMORY_CAP, misbehave
+from tests.support.worker_tasks import MEMORY_CAP, SMALL_CAP, misbehave
 
 pytestmark = pytest.mark.skips_unreadable_files  # builds over unreadable files
 
@@ -69,6 +69,30 @@ def test_executor_turns_every_kind_of_failure_into_a_result() -> None:
     assert failures["raise"].traceback.startswith("worker_tasks.py:")
     assert "SIGSEGV" in failures["crash"].message
     assert [r.value for r in again] == ["D", "E"]
+
+
+SMALL_CAP_RUN = """
+from fidelity.core.executor import ProcessExecutor, mapped_bytes
+from fidelity.pipeline import WORKER_PRELOAD
+from tests.support.worker_tasks import SMALL_CAP, misbehave
+
+with ProcessExecutor(1, memory_bytes=SMALL_CAP, preload=WORKER_PRELOAD) as executor:
+    baseline = executor.pool.schedule(mapped_bytes).result()
+    results = list(executor.map(misbehave, ["hold", "exceed", "a"]))
+print(baseline > SMALL_CAP, [r.value or r.failure.error_type for r in results])
+"""
+
+
+def test_a_memory_cap_counts_from_the_workers_own_baseline() -> None:
+    """A fresh worker (the build's preloads) maps more than 300 MB: a 300 MB cap still lets a
+    task use 200 MB, and stops one that asks for 400 MB."""
+    done = subprocess.run(
+        [sys.executable, "-c", SMALL_CAP_RUN], cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    mapped_more, results = done.stdout.split(" ", 1)
+    assert mapped_more == "True"
+    assert results.strip() == f"['{2 * SMALL_CAP // 3}', 'MemoryError', 'A']"
 
 
 def test_a_failed_task_is_a_skipped_file_with_stage_type_message_and_digest(
