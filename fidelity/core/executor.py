@@ -14,7 +14,8 @@ pebble's ProcessPool is used because it survives the death of a worker and kills
 a task that runs past its timeout (concurrent.futures' pool breaks on one crash); its
 manager is the one in `pebble_pool`, which matches a quick crash to its task. Should the
 pool break all the same, the items in it fail with the reason and a new pool takes the
-next ones.
+next ones. The stage marks live in a temporary folder named after the driver's pid: one
+left by a driver killed outright is removed when the next executor starts.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ DEFAULT_FILE_TIMEOUT = 300.0
 DEFAULT_WORKER_MEMORY = 4 * 1024**3
 PR_SET_PDEATHSIG = 1
 MESSAGE_CHARS = 300
+STAGES_PREFIX = "fidelity-stages-"
 DIGEST_FRAMES = 4
 
 
@@ -231,6 +233,27 @@ def start_forkserver(preload: Sequence[str]) -> None:
             os.environ["PYTHONPATH"] = previous
 
 
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def stage_folder() -> Path:
+    """A new temporary folder for stage marks, owned by this process (its pid in the name);
+    the folders of owners that are gone (a driver killed with SIGKILL) are removed first."""
+    parent = Path(tempfile.gettempdir())
+    for folder in parent.glob(f"{STAGES_PREFIX}*"):
+        owner = folder.name.removeprefix(STAGES_PREFIX).split("-", 1)[0]
+        if owner.isdigit() and not alive(int(owner)):
+            shutil.rmtree(folder, ignore_errors=True)
+    return Path(tempfile.mkdtemp(prefix=f"{STAGES_PREFIX}{os.getpid()}-", dir=parent))
+
+
 class ProcessExecutor:
     """`workers` pebble worker processes with a per-item timeout and a per-item memory cap."""
 
@@ -248,7 +271,7 @@ class ProcessExecutor:
         self.timeout = timeout if timeout and timeout > 0 else None
         self.in_flight = in_flight or 4 * self.workers  # slack behind a slow file
         self.memory_bytes = memory_bytes
-        self.marks = Path(tempfile.mkdtemp(prefix="fidelity-stages-"))
+        self.marks = stage_folder()
         start_forkserver(preload)
         self.pool = self._new_pool()
         self._count = 0

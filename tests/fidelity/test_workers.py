@@ -143,10 +143,14 @@ def test_a_second_build_or_regen_on_one_out_is_refused(tmp_path: Path, capsys) -
         pass
 
 
-def run_build(inputs: Path, out: Path, workers: int) -> subprocess.Popen[bytes]:
+def run_build(
+    inputs: Path, out: Path, workers: int, tmp: Path | None = None
+) -> subprocess.Popen[bytes]:
     """`fidelity build` in a child process, offline and without LibreOffice (faster; the
-    store and the outputs are what is tested here)."""
+    store and the outputs are what is tested here); its temporary files in `tmp` if given."""
     env = {**os.environ, "FIDELITY_UNO_PYTHON": "/nonexistent"}
+    if tmp is not None:
+        env["TMPDIR"] = str(tmp)
     command = [sys.executable, "-m", "fidelity.cli", "build", str(inputs), "-o", str(out)]
     command += ["--workers", str(workers)]
     return subprocess.Popen(
@@ -178,19 +182,22 @@ def test_builds_killed_at_several_points_then_rerun_match_one_uninterrupted_buil
     inputs.mkdir()
     for path in INPUTS:
         shutil.copy(path, inputs / path.name)
-    reference, out = tmp_path / "reference", tmp_path / "out"
+    reference, out, tmp = tmp_path / "reference", tmp_path / "out", tmp_path / "tmp"
+    tmp.mkdir()
     uninterrupted = run_build(inputs, reference, workers=1)  # alongside the first two kills
 
-    kill_when(run_build(inputs, out, 4), lambda: any((out / "ingest").glob("*.json")))
+    kill_when(run_build(inputs, out, 4, tmp), lambda: any((out / "ingest").glob("*.json")))
     already = done_files(out)
-    kill_when(run_build(inputs, out, 4), lambda: done_files(out) > already)
+    kill_when(run_build(inputs, out, 4, tmp), lambda: done_files(out) > already)
     assert uninterrupted.wait() == 0
     every = done_files(reference)  # the last file stored: de-duplication and outputs follow
-    kill_when(run_build(inputs, out, 4), lambda: done_files(out) == every)
-    assert run_build(inputs, out, 4).wait() == 0
+    kill_when(run_build(inputs, out, 4, tmp), lambda: done_files(out) == every)
+    assert list(tmp.glob("fidelity-stages-*"))  # the killed builds' leftovers
+    assert run_build(inputs, out, 4, tmp).wait() == 0
 
     for name in OUTPUTS:
         assert (out / name).read_bytes() == (reference / name).read_bytes(), name
+    assert not list(tmp.glob("fidelity-stages-*")), "the rerun removes what killed builds left"
 
 
 class LateAcknowledgements(MatchingPoolManager):
