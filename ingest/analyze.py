@@ -28,7 +28,7 @@ from ingest.size import measure
 from ingest.sniff import sniff
 from ingest.unoserver_pool import Converter
 
-ANALYSIS_VERSION = 1
+ANALYSIS_VERSION = 2  # 2: a DTD in any XML part of an OOXML package is refused
 
 
 @dataclass

@@ -125,7 +125,7 @@ def _sniff_zip(path: Path) -> Sniffed:
         return _bad("zip", error.code, str(error))
     with package:
         try:
-            check_members(path, package.zip)
+            check_members(path, package.zip, refuse_dtd=package.has("[Content_Types].xml"))
             bad_member = None
         except UnsafePackage as error:
             if error.code != "corrupt":

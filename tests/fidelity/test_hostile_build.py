@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.hostile_packages import hostile, mutants
+from tests.support.hostile_packages import dtd_in_unread_part, hostile, mutants
 
 pytestmark = pytest.mark.skips_unreadable_files  # builds over unreadable files
 
@@ -110,6 +110,10 @@ def runs(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
     for name, data in made:
         (mixed / name).write_bytes(data)
     expected = hostile(mixed, rng, corpus / "variants" / "parentinvguid.doc")
+    deck = corpus / "powerpoint" / "bug60993.pptx"  # no slide uses layout 11
+    layout = dtd_in_unread_part(deck, "ppt/slideLayouts/slideLayout11.xml")
+    (mixed / "layout-dtd.pptx").write_bytes(layout)
+    expected["layout-dtd.pptx"] = "DTD"
     outside = base / "outside"
     outside.mkdir()
     shutil.copy(corpus / "word" / "memo.docx", outside / "secret.docx")
