@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 from collections.abc import Callable, Iterable
 from contextlib import nullcontext
@@ -198,7 +199,13 @@ def ingest_corpus(
 
 
 def write_corpus(corpus: Corpus, out: Path) -> None:
-    _write_lines(out / CORPUS_JSONL, [corpus.row(record) for record in corpus.records])
+    """The corpus files; a conversion's path is written relative to OUT (OUT's name is no
+    part of a decision)."""
+    rows = [corpus.row(record) for record in corpus.records]
+    for row in rows:
+        if row["converted_from"] and row["ooxml"]:
+            row["ooxml"] = os.path.relpath(os.path.abspath(row["ooxml"]), os.path.abspath(out))
+    _write_lines(out / CORPUS_JSONL, rows)
     _write_lines(out / COMPARISONS, corpus.ranking.comparisons)
     (out / CORPUS_MD).write_text(corpus_markdown(corpus.records, corpus.ranking, corpus.settings))
 

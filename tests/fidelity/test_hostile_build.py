@@ -193,3 +193,37 @@ def _done(out: Path) -> set[str]:
 def test_nothing_is_written_outside_out(runs: dict) -> None:
     assert runs["unchanged"], "files outside OUT changed"
     assert runs["home_files"] == {"good": [], "mixed": []}
+
+
+def test_the_same_input_built_into_differently_named_folders_decides_the_same(
+    corpus: Path, tmp_path: Path
+) -> None:
+    """OUT given by a relative path, under two names: every decision (context hashes over
+    the pictures a view places included) and every corpus row is the same byte for byte."""
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    for name in ("word/complex0.docx", "word/memo.docx", "powerpoint/bug60993.pptx"):
+        shutil.copy(corpus / name, inputs / Path(name).name)
+    config = tmp_path / "fidelity.toml"
+    config.write_text("")
+    home = tmp_path / "home"
+    home.mkdir()
+    first, second = home / "out", home / "another-output-folder"
+    for out in (first, second):  # given relative to the build's working folder
+        code, _, errors = finish_build(start_build(inputs, Path(out.name), home, config), home)
+        assert code == 0, errors[-3000:]
+    assert rows(first / "questions.jsonl")
+    assert any(str(image).startswith("media/") for image in _images(first))
+    for name in ("questions.jsonl", "rejected.jsonl", "skipped.jsonl", "corpus.jsonl"):
+        assert (first / name).read_bytes() == (second / name).read_bytes(), name
+
+
+def _images(out: Path) -> list[str]:
+    """The media paths stored on the run's documents."""
+    with sqlite3.connect(out / "run.sqlite") as db:
+        documents = [text for (text,) in db.execute("SELECT document FROM files") if text]
+    found = []
+    for text in documents:
+        data = json.loads(text)
+        found += [a["media"] for a in data.get("artifacts", []) if a.get("media")]
+    return found
