@@ -2,7 +2,9 @@
 
 The result depends only on the file's bytes and a few settings, so it is cached
 as JSON under `<out>/ingest/` by sha256: a second run re-reads the cache and
-neither converts nor parses again. Corpus-level decisions (near-duplicates,
+neither converts nor parses again. Running out of memory is no verdict on the file:
+the MemoryError leaves the task (nothing cached), the file is dropped as `memory` and
+analysed again by the next run. Corpus-level decisions (near-duplicates,
 ranking) are made later from these records.
 """
 
@@ -19,7 +21,7 @@ from fidelity.core.apps import APPLICATIONS, TAXONOMY
 from fidelity.core.executor import Progress
 from fidelity.core.hashing import file_sha256
 from fidelity.core.services import Endpoint, RemoteConverter
-from fidelity.core.xmlsafe import Package, UnsafePackage
+from fidelity.core.xmlsafe import Package, UnsafePackage, out_of_memory
 from ingest.language import identify
 from ingest.prepare import NotReadable, needs_libreoffice, prepare
 from ingest.probe import Probe, metadata
@@ -165,6 +167,8 @@ def _analyze(
         record.problem, record.problem_code = f"unreadable package: {error}", error.code
         return record
     except Exception as error:  # a hostile or broken file must not stop the run
+        if memory := out_of_memory(error):  # not a verdict on the file: the task fails
+            raise memory from error
         record.problem = f"unreadable package: {type(error).__name__}: {error}"
         record.problem_code = "corrupt"
         return record

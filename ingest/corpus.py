@@ -22,7 +22,7 @@ from typing import Any
 from tqdm import tqdm
 
 from fidelity.core.config import Config
-from fidelity.core.executor import Failure, failure_of
+from fidelity.core.executor import MEMORY, Failure, failure_of
 from fidelity.core.hashing import file_sha256
 from fidelity.core.workers import PRELOAD, WorkerPool, open_workers
 from ingest.analyze import AnalysisWork, FileRecord, analysis_task, refused_record
@@ -92,7 +92,8 @@ def failed_record(path: Path, sha: str, failure: Failure) -> FileRecord:
     except OSError:
         size = 0
     record = FileRecord(path=str(path), sha256=sha, bytes=size, extension=path.suffix.lower()[1:])
-    record.problem, record.problem_code = failure.reason, "analysis_failed"
+    code = MEMORY if failure.out_of_memory else "analysis_failed"
+    record.problem, record.problem_code = failure.reason, code
     record.failure = failure.info()
     return record
 

@@ -50,6 +50,7 @@ DEFAULT_FILE_TIMEOUT = 300.0
 DEFAULT_WORKER_MEMORY = 4 * 1024**3
 PR_SET_PDEATHSIG = 1
 MESSAGE_CHARS = 300
+MEMORY = "memory"  # the reason code of an item that ran out of memory (retried on a rerun)
 STAGES_PREFIX = "fidelity-stages-"
 DIGEST_FRAMES = 4
 
@@ -67,14 +68,20 @@ class Failure:
     def reason(self) -> str:
         return f"{self.stage}: {self.error_type}: {self.message}"
 
+    @property
+    def out_of_memory(self) -> bool:
+        return self.error_type == "MemoryError"
+
     def info(self) -> dict[str, str]:
-        """The fields skipped.jsonl records for a file that failed this way."""
-        return {
+        """The fields skipped.jsonl records for a file that failed this way (with the reason
+        code `memory` when it ran out of memory)."""
+        info = {
             "stage": self.stage,
             "error_type": self.error_type,
             "message": self.message,
             "traceback": self.traceback,
         }
+        return {**info, "reason_code": MEMORY} if self.out_of_memory else info
 
 
 @dataclass

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.hostile_packages import dtd_in_unread_part, hostile, mutants
+from tests.support.hostile_packages import dtd_in_unread_part, hostile, long_report, mutants
 
 pytestmark = pytest.mark.skips_unreadable_files  # builds over unreadable files
 
@@ -227,3 +227,29 @@ def _images(out: Path) -> list[str]:
         data = json.loads(text)
         found += [a["media"] for a in data.get("artifacts", []) if a.get("media")]
     return found
+
+
+def test_a_file_over_the_memory_limit_is_memory_not_cached_and_retried(tmp_path: Path) -> None:
+    """A valid 3 MB document under an 8 MB limit (counted from the worker's baseline) is
+    dropped as `memory`, with no verdict cached under OUT/ingest; the next build, with the
+    default limit, reads it."""
+    inputs, home, out = tmp_path / "in", tmp_path / "home", tmp_path / "out"
+    inputs.mkdir()
+    home.mkdir()
+    (inputs / "long.docx").write_bytes(long_report(30_000))
+    tight, default = tmp_path / "tight.toml", tmp_path / "default.toml"
+    tight.write_text('[run]\nworker_memory = "8MB"\n')
+    default.write_text("")
+
+    code, _, errors = finish_build(start_build(inputs, out, home, tight), home)
+    assert code == 0, errors[-3000:]
+    (skipped,) = rows(out / "skipped.jsonl")
+    assert skipped["reason_code"] == "memory" and skipped["error_type"] == "MemoryError"
+    (row,) = rows(out / "corpus.jsonl")
+    assert row["decision"] == "drop" and row["reason_code"] == "memory"
+    assert not list((out / "ingest").glob(f"{row['sha256']}.json"))
+
+    code, _, errors = finish_build(start_build(inputs, out, home, default), home)
+    assert code == 0, errors[-3000:]
+    assert rows(out / "skipped.jsonl") == []
+    assert _done(out) == {"long.docx"} and rows(out / "questions.jsonl")
