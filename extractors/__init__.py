@@ -2,7 +2,8 @@
 
 Every extractor answers `extract(source, context) -> Document` (extractors.base);
 `extract` here picks the one that accepts the source and turns any failure into an
-ExtractionError, so that a hostile or broken file skips only itself.
+ExtractionError, so that a hostile or broken file skips only itself; running out of
+memory stays a MemoryError (a fact about the limit, not the file).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from extractors.media import MediaWriter
 from extractors.rendering import Renderers
 from fidelity.core.apps import APPLICATIONS
 from fidelity.core.document import Document
+from fidelity.core.xmlsafe import out_of_memory
 
 # The registry names each application's extractor module; it offers one EXTRACTOR.
 EXTRACTORS: tuple[Extractor, ...] = tuple(
@@ -34,6 +36,8 @@ def extract(source: Source, context: ExtractContext) -> Document:
     except ExtractionError:
         raise
     except Exception as error:  # a hostile or broken file must not stop the run
+        if memory := out_of_memory(error):  # not the file's fault: the task fails, a rerun retries
+            raise memory from error
         raise ExtractionError(f"{type(error).__name__}: {error}") from error
     document.notes.extend(context.notes)
     return document

@@ -2,7 +2,9 @@
 
 The result depends only on the file's bytes and a few settings, so it is cached
 as JSON under `<out>/ingest/` by sha256: a second run re-reads the cache and
-neither converts nor parses again. Corpus-level decisions (near-duplicates,
+neither converts nor parses again. Running out of memory is no verdict on the file:
+the MemoryError leaves the task (nothing cached), the file is dropped as `memory` and
+analysed again by the next run. Corpus-level decisions (near-duplicates,
 ranking) are made later from these records.
 """
 
@@ -19,7 +21,7 @@ from fidelity.core.apps import APPLICATIONS, TAXONOMY
 from fidelity.core.executor import Progress
 from fidelity.core.hashing import file_sha256
 from fidelity.core.services import Endpoint, RemoteConverter
-from fidelity.core.xmlsafe import Package, UnsafePackage
+from fidelity.core.xmlsafe import Package, UnsafePackage, out_of_memory
 from ingest.language import identify
 from ingest.prepare import NotReadable, needs_libreoffice, prepare
 from ingest.probe import Probe, metadata
@@ -28,7 +30,7 @@ from ingest.size import measure
 from ingest.sniff import sniff
 from ingest.unoserver_pool import Converter
 
-ANALYSIS_VERSION = 1
+ANALYSIS_VERSION = 2  # 2: a DTD in any XML part of an OOXML package is refused
 
 
 @dataclass
@@ -75,8 +77,9 @@ class FileRecord:
         return self.decision == "keep"
 
 
-def refused_record(path: Path, reason: str) -> FileRecord:
-    """The record of an input file that is not read at all (a link leading out of the input)."""
+def refused_record(path: Path, code: str, reason: str) -> FileRecord:
+    """The record of an input entry that is not read at all (a link leading out of the input,
+    looping or dangling, a link to a folder...), with the walk's reason code."""
     return FileRecord(
         path=str(path),
         sha256=hashlib.sha256(f"refused:{path}".encode()).hexdigest(),
@@ -84,7 +87,7 @@ def refused_record(path: Path, reason: str) -> FileRecord:
         extension=path.suffix.lower().lstrip("."),
         container="link",
         problem=reason,
-        problem_code="outside_input",
+        problem_code=code,
     )
 
 
@@ -164,6 +167,8 @@ def _analyze(
         record.problem, record.problem_code = f"unreadable package: {error}", error.code
         return record
     except Exception as error:  # a hostile or broken file must not stop the run
+        if memory := out_of_memory(error):  # not a verdict on the file: the task fails
+            raise memory from error
         record.problem = f"unreadable package: {type(error).__name__}: {error}"
         record.problem_code = "corrupt"
         return record

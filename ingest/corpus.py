@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable, Iterable
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from fidelity.core.config import Config
-from fidelity.core.executor import Failure, failure_of
+from fidelity.core.executor import MEMORY, Failure, failure_of
 from fidelity.core.hashing import file_sha256
 from fidelity.core.progress import progress as show_progress
 from fidelity.core.workers import PRELOAD, WorkerPool, open_workers
@@ -89,7 +90,8 @@ def failed_record(path: Path, sha: str, failure: Failure) -> FileRecord:
     except OSError:
         size = 0
     record = FileRecord(path=str(path), sha256=sha, bytes=size, extension=path.suffix.lower()[1:])
-    record.problem, record.problem_code = failure.reason, "analysis_failed"
+    code = MEMORY if failure.out_of_memory else "analysis_failed"
+    record.problem, record.problem_code = failure.reason, code
     record.failure = failure.info()
     return record
 
@@ -179,7 +181,7 @@ def ingest_corpus(
     )
     with pool as opened:
         records = _analyze_all(files, out, settings, opened, progress)
-    records += [refused_record(path, reason) for path, reason in refused(inputs).items()]
+    records += [refused_record(path, *refusal) for path, refusal in refused(inputs).items()]
     curate(records, settings)
     assign_domains(records, settings, labeler)
     ranking = rank_word(records, settings, judge or HeuristicJudge())
@@ -189,7 +191,13 @@ def ingest_corpus(
 
 
 def write_corpus(corpus: Corpus, out: Path) -> None:
-    _write_lines(out / CORPUS_JSONL, [corpus.row(record) for record in corpus.records])
+    """The corpus files; a conversion's path is written relative to OUT (OUT's name is no
+    part of a decision)."""
+    rows = [corpus.row(record) for record in corpus.records]
+    for row in rows:
+        if row["converted_from"] and row["ooxml"]:
+            row["ooxml"] = os.path.relpath(os.path.abspath(row["ooxml"]), os.path.abspath(out))
+    _write_lines(out / CORPUS_JSONL, rows)
     _write_lines(out / COMPARISONS, corpus.ranking.comparisons)
     (out / CORPUS_MD).write_text(corpus_markdown(corpus.records, corpus.ranking, corpus.settings))
 

@@ -1,11 +1,16 @@
 """Find candidate files under an input path, in a stable order.
 
-A file found inside an input folder that is a symbolic link to somewhere outside
-that folder is not read: `refused` names it with the reason, so it gets a row.
+Every entry the walk meets that is not read gets a reason, so it gets a row:
+`refused` names symbolic links leading out of the input folder, links that loop
+or lead nowhere, links to a folder (not followed) and entries that are not
+regular files (a FIFO, a socket, a device), each with a reason code.
 """
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -14,6 +19,14 @@ IGNORED_PREFIXES = ("~$", ".~lock", ".")
 # Their content is never sniffed, so an Office file renamed to one of these is missed.
 IGNORED_SUFFIXES = {".md", ".py", ".txt", ".json", ".jsonl", ".tsv", ".csv", ".toml", ".yaml"}
 OUTSIDE = "symbolic link to a file outside the input folder ({target})"
+# reason code -> reason, for entries that are not read
+REFUSALS = {
+    "outside_input": OUTSIDE,
+    "link_loop": "symbolic link that loops ({target})",
+    "link_dangling": "symbolic link to nothing ({target})",
+    "link_directory": "symbolic link to a folder, not followed ({target})",
+    "not_regular": "not a regular file ({target})",
+}
 
 
 def discover(inputs: Iterable[Path]) -> list[Path]:
@@ -22,26 +35,27 @@ def discover(inputs: Iterable[Path]) -> list[Path]:
     return found
 
 
-def refused(inputs: Iterable[Path]) -> dict[Path, str]:
-    """Files inside the input folders that are not read, with the reason (links leading out)."""
+def refused(inputs: Iterable[Path]) -> dict[Path, tuple[str, str]]:
+    """Entries inside the input folders that are not read: path -> (reason code, reason)."""
     _, refusals = _walk(inputs)
     return refusals
 
 
-def _walk(inputs: Iterable[Path]) -> tuple[list[Path], dict[Path, str]]:
+def _walk(inputs: Iterable[Path]) -> tuple[list[Path], dict[Path, tuple[str, str]]]:
     found: set[Path] = set()
-    refusals: dict[Path, str] = {}
+    refusals: dict[Path, tuple[str, str]] = {}
     for item in inputs:
         if item.is_dir():
             root = item.resolve()
             for path in item.rglob("*"):
-                if not _candidate(path):
+                if not _named_candidate(path) or not path.is_symlink() and path.is_dir():
                     continue
-                target = path.resolve()
-                if target.is_relative_to(root):
+                code = _refusal(path, root)
+                if code is None:
                     found.add(path)
                 else:
-                    refusals[path] = OUTSIDE.format(target=target)
+                    target = os.readlink(path) if path.is_symlink() else path
+                    refusals[path] = (code, REFUSALS[code].format(target=target))
         elif item.exists():
             found.add(item)
         else:
@@ -49,9 +63,22 @@ def _walk(inputs: Iterable[Path]) -> tuple[list[Path], dict[Path, str]]:
     return sorted(found), dict(sorted(refusals.items()))
 
 
-def _candidate(path: Path) -> bool:
+def _refusal(path: Path, root: Path) -> str | None:
+    """Why the entry at `path` (inside the folder `root`) is not read, or None to read it."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as error:
+        return "link_loop" if error.errno == errno.ELOOP else "link_dangling"
+    if stat.S_ISDIR(mode):
+        return "link_directory"
+    if not stat.S_ISREG(mode):
+        return "not_regular"
+    if not path.resolve().is_relative_to(root):
+        return "outside_input"
+    return None
+
+
+def _named_candidate(path: Path) -> bool:
     return (
-        path.is_file()
-        and not path.name.startswith(IGNORED_PREFIXES)
-        and path.suffix.lower() not in IGNORED_SUFFIXES
+        not path.name.startswith(IGNORED_PREFIXES) and path.suffix.lower() not in IGNORED_SUFFIXES
     )

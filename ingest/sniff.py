@@ -19,7 +19,7 @@ from pathlib import Path
 import olefile
 
 from fidelity.core.apps import APPLICATIONS, application_of_format
-from fidelity.core.xmlsafe import Package, UnsafePackage
+from fidelity.core.xmlsafe import Package, UnsafePackage, out_of_memory
 from fidelity.core.zipcheck import check_members
 
 OOXML_MAIN_TYPES: dict[str, tuple[str, str]] = {
@@ -97,6 +97,8 @@ def sniff(path: Path) -> Sniffed:
     try:
         result = _sniff_container(path, head)
     except Exception as error:  # a hostile file must not stop the run: any failure is a reason
+        if memory := out_of_memory(error):  # a fact about the run, not the file
+            raise memory from error
         result = _bad("unknown", "corrupt", f"unreadable: {type(error).__name__}: {error}")
     extension = path.suffix.lower().lstrip(".")
     if result.format and extension not in EXTENSIONS.get(result.format, {result.format}):
@@ -125,7 +127,7 @@ def _sniff_zip(path: Path) -> Sniffed:
         return _bad("zip", error.code, str(error))
     with package:
         try:
-            check_members(path, package.zip)
+            check_members(path, package.zip, refuse_dtd=package.has("[Content_Types].xml"))
             bad_member = None
         except UnsafePackage as error:
             if error.code != "corrupt":

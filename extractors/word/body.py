@@ -109,9 +109,8 @@ class _Walker:
         alt = " ".join(stringify(alt_inlines).split())
         artifact_id = self.ids("img", os.path.basename(target))
         media = None
-        if self.media_root is not None:
-            absolute = os.path.isabs(target)
-            media = os.path.relpath(target, self.media_root) if absolute else target
+        if self.media_root is not None:  # relative to OUT, whatever OUT is called or given as
+            media = os.path.relpath(os.path.abspath(target), os.path.abspath(self.media_root))
         described = alt or title or "no description"
         self.artifacts.append(
             Artifact(

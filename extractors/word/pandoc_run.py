@@ -31,6 +31,7 @@ PANDOC_TIMEOUT = 240.0
 # full fork (3 ms more per run here) where setpriv costs one exec (1 ms).
 DIE_WITH_PARENT = ("setpriv", "--pdeathsig", "KILL")
 STDERR_CHARS = 300
+GHC_OUT_OF_MEMORY = 251  # pandoc's exit code when an allocation fails (the limit is inherited)
 
 
 class PandocRun:
@@ -64,7 +65,8 @@ class PandocRun:
         return handle
 
     def text(self) -> str:
-        """pandoc's output, decoded as pypandoc does; a failure or timeout: ExtractionError."""
+        """pandoc's output, decoded as pypandoc does; a failure or timeout: ExtractionError
+        (MemoryError when pandoc ran out of memory)."""
         if not self._ended():
             self.close()
             raise ExtractionError(f"pandoc did not finish within {self.timeout:g} s")
@@ -72,6 +74,8 @@ class PandocRun:
         if code != 0:
             self.stderr.seek(0)
             reason = " ".join(self.stderr.read().decode("utf-8", errors="replace").split())
+            if code == GHC_OUT_OF_MEMORY or "out of memory" in reason:  # the worker's limit
+                raise MemoryError(f"pandoc ran out of memory: {reason[:STDERR_CHARS]}")
             raise ExtractionError(f"pandoc failed (exit code {code}): {reason[:STDERR_CHARS]}")
         self.stdout.seek(0)
         return self.stdout.read().decode("utf-8", errors="replace")

@@ -14,12 +14,9 @@ build retries skipped files.
 
 from __future__ import annotations
 
-import os
-import resource
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -43,6 +40,7 @@ from fidelity.core.executor import (
     Failure,
     Progress,
     TaskResult,
+    address_space_cap,
     failure_of,
     in_input_order,
     one_line,
@@ -53,27 +51,6 @@ R = TypeVar("R")
 
 POLL_SECONDS = 1.0
 NODE_CHECK_SECONDS = 10.0
-
-
-@contextmanager
-def address_space_cap(extra_bytes: int) -> Iterator[None]:
-    """Cap this process's address space at its current size plus `extra_bytes` for the block.
-
-    A Ray worker already maps gigabytes (the object store), so the cap is relative
-    to what it holds when the task starts; the soft limit is restored afterwards.
-    """
-    if extra_bytes <= 0:
-        yield
-        return
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    with open("/proc/self/statm") as statm:
-        mapped = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    cap = mapped + extra_bytes
-    resource.setrlimit(resource.RLIMIT_AS, (cap if hard < 0 else min(cap, hard), hard))
-    try:
-        yield
-    finally:
-        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
 def run_item(

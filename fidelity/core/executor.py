@@ -5,15 +5,17 @@ a bounded number of items in flight. `task(item, progress)` is a picklable
 module-level function; it calls `progress.enter(stage)` as it moves on, so a
 failure says in which stage it happened. An exception, a crash of the worker (a
 segfault in a native library, the kernel's OOM killer), a task past the per-item
-wall-clock limit or one past the worker's memory limit (RLIMIT_AS: an allocation
-fails with MemoryError) all end as a `Failure` of that item; the dead or stuck
-worker is replaced by pebble's pool and the other items go on.
+wall-clock limit or one past the memory limit (RLIMIT_AS, counted from what the
+worker maps when the task starts: an allocation fails with MemoryError) all end
+as a `Failure` of that item; the dead or stuck worker is replaced by pebble's pool
+and the other items go on.
 
 pebble's ProcessPool is used because it survives the death of a worker and kills
 a task that runs past its timeout (concurrent.futures' pool breaks on one crash); its
 manager is the one in `pebble_pool`, which matches a quick crash to its task. Should the
 pool break all the same, the items in it fail with the reason and a new pool takes the
-next ones.
+next ones. The stage marks live in a temporary folder named after the driver's pid: one
+left by a driver killed outright is removed when the next executor starts.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import traceback
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
+from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing import forkserver, get_context
 from pathlib import Path
@@ -47,6 +50,8 @@ DEFAULT_FILE_TIMEOUT = 300.0
 DEFAULT_WORKER_MEMORY = 4 * 1024**3
 PR_SET_PDEATHSIG = 1
 MESSAGE_CHARS = 300
+MEMORY = "memory"  # the reason code of an item that ran out of memory (retried on a rerun)
+STAGES_PREFIX = "fidelity-stages-"
 DIGEST_FRAMES = 4
 
 
@@ -63,14 +68,20 @@ class Failure:
     def reason(self) -> str:
         return f"{self.stage}: {self.error_type}: {self.message}"
 
+    @property
+    def out_of_memory(self) -> bool:
+        return self.error_type == "MemoryError"
+
     def info(self) -> dict[str, str]:
-        """The fields skipped.jsonl records for a file that failed this way."""
-        return {
+        """The fields skipped.jsonl records for a file that failed this way (with the reason
+        code `memory` when it ran out of memory)."""
+        info = {
             "stage": self.stage,
             "error_type": self.error_type,
             "message": self.message,
             "traceback": self.traceback,
         }
+        return {**info, "reason_code": MEMORY} if self.out_of_memory else info
 
 
 @dataclass
@@ -140,19 +151,47 @@ def failure_of(error: BaseException, stage: str) -> Failure:
     )
 
 
-def run_guarded(task: Callable[[T, Progress], R], item: T, mark: Path) -> TaskResult[R]:
-    """Run `task` in the worker; an exception becomes a Failure at the stage it happened in."""
+def mapped_bytes() -> int:
+    """The address space this process maps now (what RLIMIT_AS counts)."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@contextmanager
+def address_space_cap(extra_bytes: int) -> Iterator[None]:
+    """Cap this process's address space at its current size plus `extra_bytes` for the block.
+
+    A worker already maps hundreds of megabytes (preloaded libraries; a Ray worker its
+    object store), so a limit means "this much more than the task started with"; the
+    soft limit is restored afterwards.
+    """
+    if extra_bytes <= 0:
+        yield
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    cap = mapped_bytes() + extra_bytes
+    resource.setrlimit(resource.RLIMIT_AS, (cap if hard < 0 else min(cap, hard), hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def run_guarded(
+    task: Callable[[T, Progress], R], item: T, mark: Path, memory_bytes: int = 0
+) -> TaskResult[R]:
+    """Run `task` in the worker under the memory cap (`memory_bytes` more than the worker maps
+    now; 0: none); an exception becomes a Failure at the stage it happened in."""
     progress = StageMark(mark)
     try:
-        return TaskResult(value=task(item, progress))
+        with address_space_cap(memory_bytes):
+            return TaskResult(value=task(item, progress))
     except Exception as error:  # any failure of one item is that item's result
         return TaskResult(failure=failure_of(error, progress.stage))
 
 
-def limit_worker(memory_bytes: int) -> None:
-    """Worker initializer: cap its address space, die with the parent, ignore Ctrl-C."""
-    if memory_bytes > 0:
-        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+def limit_worker() -> None:
+    """Worker initializer: die with the parent, ignore Ctrl-C."""
     # No library sets a parent-death signal; prctl through libc is two lines. When
     # the driver dies (even SIGKILL) the forkserver exits and so do its workers.
     libc = ctypes.CDLL(None, use_errno=True)
@@ -201,8 +240,29 @@ def start_forkserver(preload: Sequence[str]) -> None:
             os.environ["PYTHONPATH"] = previous
 
 
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def stage_folder() -> Path:
+    """A new temporary folder for stage marks, owned by this process (its pid in the name);
+    the folders of owners that are gone (a driver killed with SIGKILL) are removed first."""
+    parent = Path(tempfile.gettempdir())
+    for folder in parent.glob(f"{STAGES_PREFIX}*"):
+        owner = folder.name.removeprefix(STAGES_PREFIX).split("-", 1)[0]
+        if owner.isdigit() and not alive(int(owner)):
+            shutil.rmtree(folder, ignore_errors=True)
+    return Path(tempfile.mkdtemp(prefix=f"{STAGES_PREFIX}{os.getpid()}-", dir=parent))
+
+
 class ProcessExecutor:
-    """`workers` pebble worker processes with a per-item timeout and a per-worker memory cap."""
+    """`workers` pebble worker processes with a per-item timeout and a per-item memory cap."""
 
     def __init__(
         self,
@@ -218,7 +278,7 @@ class ProcessExecutor:
         self.timeout = timeout if timeout and timeout > 0 else None
         self.in_flight = in_flight or 4 * self.workers  # slack behind a slow file
         self.memory_bytes = memory_bytes
-        self.marks = Path(tempfile.mkdtemp(prefix="fidelity-stages-"))
+        self.marks = stage_folder()
         start_forkserver(preload)
         self.pool = self._new_pool()
         self._count = 0
@@ -227,7 +287,6 @@ class ProcessExecutor:
         return MatchingProcessPool(
             max_workers=self.workers,
             initializer=limit_worker,
-            initargs=(self.memory_bytes,),
             context=get_context("forkserver"),
         )
 
@@ -242,7 +301,8 @@ class ProcessExecutor:
         if not self.pool.active:  # broken: its items have failed, a new pool takes the rest
             self.close_pool()
             self.pool = self._new_pool()
-        return self.pool.schedule(run_guarded, (task, item, mark), timeout=self.timeout), mark
+        arguments = (task, item, mark, self.memory_bytes)
+        return self.pool.schedule(run_guarded, arguments, timeout=self.timeout), mark
 
     def _result(self, scheduled: tuple[Any, Path], _: deque[tuple[Any, Path]]) -> TaskResult[Any]:
         future, mark = scheduled

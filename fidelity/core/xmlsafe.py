@@ -2,8 +2,10 @@
 
 Parsing never expands entities, never reaches the network and refuses DTDs; every
 parse error (libxml2's own guards included) becomes an `UnsafePackage` with a
-reason code. Zip entries are checked against the limits of fidelity/core/zipcheck.py
-when a package is opened, and members are read in bounded chunks.
+reason code, except running out of memory (libxml2's ERR_NO_MEMORY, under a worker's
+memory limit), which is a MemoryError: a fact about the run, not about the file. Zip
+entries are checked against the limits of fidelity/core/zipcheck.py when a package is
+opened, and members are read in bounded chunks.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from lxml import etree
 
 from fidelity.core.zipcheck import CHUNK, MAX_PART_BYTES, UnsafePackage, check_entries
 
-__all__ = ["MAX_PART_BYTES", "Package", "UnsafePackage", "parse_xml"]
+__all__ = ["MAX_PART_BYTES", "Package", "UnsafePackage", "out_of_memory", "parse_xml"]
 # What reading a damaged member raises (zipfile, zlib, a truncated file, an odd method).
 ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, OSError)
 
@@ -30,6 +32,18 @@ _PARSER = etree.XMLParser(
 )
 
 
+def out_of_memory(error: BaseException) -> MemoryError | None:
+    """The MemoryError `error` is or stands for (libxml2 failing to allocate), else None."""
+    if isinstance(error, MemoryError):
+        return error
+    if isinstance(error, etree.XMLSyntaxError) and (
+        error.code == etree.ErrorTypes.ERR_NO_MEMORY
+        or any(entry.type == etree.ErrorTypes.ERR_NO_MEMORY for entry in error.error_log)
+    ):
+        return MemoryError(f"libxml2 could not allocate memory ({error})")
+    return None
+
+
 def parse_xml(data: bytes, name: str = "XML part") -> etree._Element:
     """Parse untrusted XML bytes; a DOCTYPE (entity tricks) is refused wherever it sits."""
     if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
@@ -37,6 +51,8 @@ def parse_xml(data: bytes, name: str = "XML part") -> etree._Element:
     try:
         root = etree.fromstring(data, parser=_PARSER)
     except etree.XMLSyntaxError as error:
+        if memory := out_of_memory(error):
+            raise memory from None
         code = "unsafe" if "amplification" in str(error) else "corrupt"
         raise UnsafePackage(f"{name}: malformed XML ({error})", code) from None
     except ValueError as error:  # e.g. an encoding lxml cannot decode

@@ -3,7 +3,10 @@
 `check_entries` looks only at the central directory (entry count, entry names,
 declared sizes and compression ratios). `check_members` then inflates every member
 from its raw bytes in bounded chunks, counting what it really produces, so a member
-whose header lies about its size costs no more than the cap, and checks each CRC.
+whose header lies about its size costs no more than the cap, and checks each CRC; in an
+OOXML package (`refuse_dtd`) an XML member declaring a DTD or entities is refused there, so
+the refusal covers every XML part, read later or not (ODF's embedded MathML legitimately
+carries a DOCTYPE, and LibreOffice reads ODF).
 Hand-written because zipfile trusts the declared size (`read()` asks zlib for up to
 2 GB in one call) and `testzip()` inflates every member in full, however large.
 """
@@ -23,6 +26,13 @@ RATIO_FLOOR = 8 * 1024 * 1024
 CHUNK = 64 * 1024
 LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")
 LOCAL_SIGNATURE = b"PK\x03\x04"
+XML_SUFFIXES = (".xml", ".rels", ".vml")
+DTD_MARKERS = tuple(
+    marker.encode(encoding)
+    for marker in ("<!DOCTYPE", "<!ENTITY")
+    for encoding in ("utf-8", "utf-16-le", "utf-16-be")
+)
+MARKER_OVERLAP = max(len(marker) for marker in DTD_MARKERS) - 1
 
 
 class UnsafePackage(ValueError):
@@ -57,15 +67,16 @@ def check_entries(archive: zipfile.ZipFile) -> None:
         raise UnsafePackage(f"package declares {total} unpacked bytes, over {MAX_PACKAGE_BYTES}")
 
 
-def check_members(path: Path, archive: zipfile.ZipFile) -> None:
-    """Inflate every member in bounded chunks: real sizes, ratio and CRC against the limits."""
+def check_members(path: Path, archive: zipfile.ZipFile, refuse_dtd: bool = False) -> None:
+    """Inflate every member in bounded chunks: real sizes, ratio and CRC against the limits
+    (and, with `refuse_dtd`, no DTD in any XML member)."""
     budget = MAX_PACKAGE_BYTES
     with path.open("rb") as handle:
         for info in archive.infolist():
-            budget -= _check_member(handle, info, budget)
+            budget -= _check_member(handle, info, budget, refuse_dtd)
 
 
-def _check_member(handle, info: zipfile.ZipInfo, budget: int) -> int:
+def _check_member(handle, info: zipfile.ZipInfo, budget: int, refuse_dtd: bool) -> int:
     """Bytes the member really inflates to; raises UnsafePackage when it breaks a rule."""
     name = info.filename
     if info.flag_bits & 0x1:
@@ -84,6 +95,7 @@ def _check_member(handle, info: zipfile.ZipInfo, budget: int) -> int:
     cap = min(budget, info.file_size)
     inflater = zlib.decompressobj(-15) if info.compress_type == zipfile.ZIP_DEFLATED else None
     left, produced, consumed, crc = info.compress_size, 0, 0, 0
+    xml, tail = refuse_dtd and name.lower().endswith(XML_SUFFIXES), b""
     while left > 0 or (inflater is not None and inflater.unconsumed_tail):
         pending = inflater.unconsumed_tail if inflater and inflater.unconsumed_tail else b""
         if not pending:
@@ -98,6 +110,8 @@ def _check_member(handle, info: zipfile.ZipInfo, budget: int) -> int:
             raise UnsafePackage(f"{name}: damaged compressed data ({error})", "corrupt") from None
         produced += len(output)
         crc = zlib.crc32(output, crc)
+        if xml:
+            tail = _refuse_dtd(name, tail + output)
         if produced > cap:
             if produced > info.file_size:  # damaged data, or a header that lies
                 raise UnsafePackage(
@@ -118,3 +132,11 @@ def _check_member(handle, info: zipfile.ZipInfo, budget: int) -> int:
     if crc != info.CRC:
         raise UnsafePackage(f"CRC mismatch in {name}", "corrupt")
     return produced
+
+
+def _refuse_dtd(name: str, text: bytes) -> bytes:
+    """Raise when `text` (an XML member's bytes so far, from where the last look ended) holds a
+    DTD or entity declaration; the end to carry into the next look otherwise."""
+    if any(marker in text for marker in DTD_MARKERS):
+        raise UnsafePackage(f"{name} declares a DTD or entities")
+    return text[-MARKER_OVERLAP:]

@@ -2,6 +2,9 @@
 
 Every reader collects its problems in a `Checker` (file, line or row, field, what is
 wrong, the accepted values) and raises them all at once, so a bad file stores nothing.
+Sizes are bounded: a text field over MAX_FIELD_CHARS, a line over MAX_LINE_BYTES or a
+JSON file over MAX_JSON_BYTES is such a problem, and text that is not UTF-8 is named by
+its line.
 """
 
 from __future__ import annotations
@@ -20,6 +23,10 @@ NO = ("no", "n", "false", "0", "incorrect", "not located", "non", "nein")
 ACCEPTED_YES_NO = f"yes: {', '.join(YES)}; no: {', '.join(NO)}; or empty"
 RATINGS = (1, 2, 3, 4, 5)
 ACCEPTED_QUALITY = "a whole number from 1 to 5, or empty"
+MAX_FIELD_CHARS = 20_000  # a comment, a mark, a revised question or answer statement
+MAX_LINE_BYTES = 8 * 1024 * 1024  # one exported task with its evidence, and the answers
+MAX_JSON_BYTES = 256 * 1024 * 1024  # a whole Label Studio or Argilla export
+NEWLINE = b"\n"
 # The answer fields every format carries (revisions are optional in every format).
 ANSWER_FIELDS = (
     "correct",
@@ -128,9 +135,25 @@ class Checker:
         if value is None:
             return ""
         if isinstance(value, str | int | float) and not isinstance(value, bool):
-            return str(value).strip()
+            text = str(value).strip()
+            if len(text) > MAX_FIELD_CHARS:
+                self.fail(where, name, f"{len(text)} characters, over the {MAX_FIELD_CHARS} limit")
+                return ""
+            return text
         self.fail(where, name, f"expected text, got {type(value).__name__}")
         return ""
+
+    def decoded(self, data: bytes, where: str | None = None) -> str | None:
+        """`data` as UTF-8 (None, with the problem, when it is not): the line is named, from
+        `where` or counted in `data`, with the byte offset inside that line."""
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            start = data.rfind(b"\n", 0, error.start) + 1
+            line = where or f"line {data.count(NEWLINE, 0, error.start) + 1}"
+            offset = error.start - start + 1
+            self.fail(line, "(whole line)", f"not valid UTF-8 (byte {offset}: {error.reason})")
+            return None
 
     def statements(self, value: Any, where: str, name: str) -> list[str]:
         """Answer statements: a list of strings, or text with one statement per line."""
@@ -152,8 +175,14 @@ class Checker:
 
 def load_json(path: Path, check: Checker) -> list[Any]:
     """A JSON file holding a list (an export); a clear error naming the line when it is broken."""
+    size = path.stat().st_size
+    if size > MAX_JSON_BYTES:
+        check.fail("line 1", "(file)", f"{size} bytes, over the {MAX_JSON_BYTES} limit")
+        check.done()
+    text = check.decoded(path.read_bytes())
+    check.done()
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(text or "")
     except json.JSONDecodeError as error:
         check.fail(f"line {error.lineno}", "(file)", f"not valid JSON ({error.msg}); truncated?")
         check.done()

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.hostile_packages import hostile, mutants
+from tests.support.hostile_packages import dtd_in_unread_part, hostile, long_report, mutants
 
 pytestmark = pytest.mark.skips_unreadable_files  # builds over unreadable files
 
@@ -110,11 +110,21 @@ def runs(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
     for name, data in made:
         (mixed / name).write_bytes(data)
     expected = hostile(mixed, rng, corpus / "variants" / "parentinvguid.doc")
+    deck = corpus / "powerpoint" / "bug60993.pptx"  # no slide uses layout 11
+    layout = dtd_in_unread_part(deck, "ppt/slideLayouts/slideLayout11.xml")
+    (mixed / "layout-dtd.pptx").write_bytes(layout)
+    expected["layout-dtd.pptx"] = "DTD"
     outside = base / "outside"
     outside.mkdir()
     shutil.copy(corpus / "word" / "memo.docx", outside / "secret.docx")
     (mixed / "link-out.docx").symlink_to(outside / "secret.docx")
     expected["link-out.docx"] = "outside the input folder"
+    (mixed / "link-loop.docx").symlink_to(mixed / "link-loop.docx")
+    expected["link-loop.docx"] = "loops"
+    (mixed / "link-dangling.docx").symlink_to(mixed / "gone.docx")
+    expected["link-dangling.docx"] = "to nothing"
+    (mixed / "link-folder.docx").symlink_to(outside)
+    expected["link-folder.docx"] = "to a folder, not followed"
 
     config = base / "fidelity.toml"
     config.write_text(SETTINGS)
@@ -183,3 +193,63 @@ def _done(out: Path) -> set[str]:
 def test_nothing_is_written_outside_out(runs: dict) -> None:
     assert runs["unchanged"], "files outside OUT changed"
     assert runs["home_files"] == {"good": [], "mixed": []}
+
+
+def test_the_same_input_built_into_differently_named_folders_decides_the_same(
+    corpus: Path, tmp_path: Path
+) -> None:
+    """OUT given by a relative path, under two names: every decision (context hashes over
+    the pictures a view places included) and every corpus row is the same byte for byte."""
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    for name in ("word/complex0.docx", "word/memo.docx", "powerpoint/bug60993.pptx"):
+        shutil.copy(corpus / name, inputs / Path(name).name)
+    config = tmp_path / "fidelity.toml"
+    config.write_text("")
+    home = tmp_path / "home"
+    home.mkdir()
+    first, second = home / "out", home / "another-output-folder"
+    for out in (first, second):  # given relative to the build's working folder
+        code, _, errors = finish_build(start_build(inputs, Path(out.name), home, config), home)
+        assert code == 0, errors[-3000:]
+    assert rows(first / "questions.jsonl")
+    assert any(str(image).startswith("media/") for image in _images(first))
+    for name in ("questions.jsonl", "rejected.jsonl", "skipped.jsonl", "corpus.jsonl"):
+        assert (first / name).read_bytes() == (second / name).read_bytes(), name
+
+
+def _images(out: Path) -> list[str]:
+    """The media paths stored on the run's documents."""
+    with sqlite3.connect(out / "run.sqlite") as db:
+        documents = [text for (text,) in db.execute("SELECT document FROM files") if text]
+    found = []
+    for text in documents:
+        data = json.loads(text)
+        found += [a["media"] for a in data.get("artifacts", []) if a.get("media")]
+    return found
+
+
+def test_a_file_over_the_memory_limit_is_memory_not_cached_and_retried(tmp_path: Path) -> None:
+    """A valid 3 MB document under an 8 MB limit (counted from the worker's baseline) is
+    dropped as `memory`, with no verdict cached under OUT/ingest; the next build, with the
+    default limit, reads it."""
+    inputs, home, out = tmp_path / "in", tmp_path / "home", tmp_path / "out"
+    inputs.mkdir()
+    home.mkdir()
+    (inputs / "long.docx").write_bytes(long_report(30_000))
+    tight, default = tmp_path / "tight.toml", tmp_path / "default.toml"
+    tight.write_text('[run]\nworker_memory = "8MB"\n')
+    default.write_text("")
+
+    code, _, errors = finish_build(start_build(inputs, out, home, tight), home)
+    assert code == 0, errors[-3000:]
+    (skipped,) = rows(out / "skipped.jsonl")
+    assert skipped["reason_code"] == "memory" and skipped["error_type"] == "MemoryError"
+    (row,) = rows(out / "corpus.jsonl")
+    assert row["decision"] == "drop" and row["reason_code"] == "memory"
+    assert not list((out / "ingest").glob(f"{row['sha256']}.json"))
+
+    code, _, errors = finish_build(start_build(inputs, out, home, default), home)
+    assert code == 0, errors[-3000:]
+    assert rows(out / "skipped.jsonl") == []
+    assert _done(out) == {"long.docx"} and rows(out / "questions.jsonl")

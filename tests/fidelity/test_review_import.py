@@ -226,3 +226,42 @@ def test_atomic_write_leaves_the_old_file_when_writing_fails(tmp_path: Path) -> 
 def test_imports_leave_no_temporary_files(run: Path, tmp_path: Path) -> None:
     imported(run, "xlsx", tmp_path)
     assert not [path for path in run.rglob("*") if path.name.endswith(".tmp")]
+
+
+def test_oversized_lines_and_fields_and_bad_utf8_are_named_by_line(
+    run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A 50 MB comment, a 30,000-character one and a line that is not UTF-8: each is named
+    with its line, the lines after them are still read, and nothing is stored."""
+    first, _ = imported(run, "jsonl", tmp_path)
+    lines = first.read_bytes().splitlines(keepends=True)
+    assert len(lines) >= 5
+    huge, long = json.loads(lines[0]), json.loads(lines[1])
+    huge["labels"]["comment"] = "x" * 50_000_000
+    long["labels"]["comment"] = "y" * 30_000
+    lines[0] = (json.dumps(huge) + "\n").encode()
+    lines[1] = (json.dumps(long) + "\n").encode()
+    lines[2] = lines[2].replace(b'"task_id"', b'"task_id\xff"', 1)
+    late = json.loads(lines[4])
+    late["labels"]["quality"] = 9
+    lines[4] = (json.dumps(late) + "\n").encode()
+    bad = tmp_path / "hostile.jsonl"
+    bad.write_bytes(b"".join(lines))
+    err = refused(run, [bad], capsys)
+    assert f"{bad}: line 1: (whole line): over 8388608 bytes" in err
+    assert f"{bad}: line 2: labels.comment: 30000 characters, over the 20000 limit" in err
+    offset = lines[2].index(b"\xff") + 1
+    assert f"{bad}: line 3: (whole line): not valid UTF-8 (byte {offset}:" in err
+    assert f"{bad}: line 5: labels.quality: 9 is not allowed" in err
+
+
+def test_a_json_export_that_is_not_utf8_names_the_line(
+    run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    filled = imported(run, "labelstudio", tmp_path)[0]
+    pretty = json.dumps(json.loads(filled.read_text()), indent=1).encode().splitlines()
+    pretty[5] = pretty[5] + b"\xc3("
+    bad = tmp_path / "latin.json"
+    bad.write_bytes(b"\n".join(pretty))
+    err = refused(run, [bad], capsys)
+    assert f"{bad}: line 6: (whole line): not valid UTF-8 (byte {len(pretty[5]) - 1}:" in err

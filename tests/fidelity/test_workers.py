@@ -29,7 +29,7 @@ from fidelity.pipeline import store_result
 from fidelity.regen import regen
 from ingest.analyze import FileRecord
 from tests.support.paths import CORPUS
-from tests.support.worker_tasks import MEMORY_CAP, misbehave
+from tests.support.worker_tasks import MEMORY_CAP, SMALL_CAP, misbehave
 
 pytestmark = pytest.mark.skips_unreadable_files  # builds over unreadable files
 
@@ -69,6 +69,30 @@ def test_executor_turns_every_kind_of_failure_into_a_result() -> None:
     assert failures["raise"].traceback.startswith("worker_tasks.py:")
     assert "SIGSEGV" in failures["crash"].message
     assert [r.value for r in again] == ["D", "E"]
+
+
+SMALL_CAP_RUN = """
+from fidelity.core.executor import ProcessExecutor, mapped_bytes
+from fidelity.pipeline import WORKER_PRELOAD
+from tests.support.worker_tasks import SMALL_CAP, misbehave
+
+with ProcessExecutor(1, memory_bytes=SMALL_CAP, preload=WORKER_PRELOAD) as executor:
+    baseline = executor.pool.schedule(mapped_bytes).result()
+    results = list(executor.map(misbehave, ["hold", "exceed", "a"]))
+print(baseline > SMALL_CAP, [r.value or r.failure.error_type for r in results])
+"""
+
+
+def test_a_memory_cap_counts_from_the_workers_own_baseline() -> None:
+    """A fresh worker (the build's preloads) maps more than 300 MB: a 300 MB cap still lets a
+    task use 200 MB, and stops one that asks for 400 MB."""
+    done = subprocess.run(
+        [sys.executable, "-c", SMALL_CAP_RUN], cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    mapped_more, results = done.stdout.split(" ", 1)
+    assert mapped_more == "True"
+    assert results.strip() == f"['{2 * SMALL_CAP // 3}', 'MemoryError', 'A']"
 
 
 def test_a_failed_task_is_a_skipped_file_with_stage_type_message_and_digest(
@@ -119,10 +143,14 @@ def test_a_second_build_or_regen_on_one_out_is_refused(tmp_path: Path, capsys) -
         pass
 
 
-def run_build(inputs: Path, out: Path, workers: int) -> subprocess.Popen[bytes]:
+def run_build(
+    inputs: Path, out: Path, workers: int, tmp: Path | None = None
+) -> subprocess.Popen[bytes]:
     """`fidelity build` in a child process, offline and without LibreOffice (faster; the
-    store and the outputs are what is tested here)."""
+    store and the outputs are what is tested here); its temporary files in `tmp` if given."""
     env = {**os.environ, "FIDELITY_UNO_PYTHON": "/nonexistent"}
+    if tmp is not None:
+        env["TMPDIR"] = str(tmp)
     command = [sys.executable, "-m", "fidelity.cli", "build", str(inputs), "-o", str(out)]
     command += ["--workers", str(workers)]
     return subprocess.Popen(
@@ -155,19 +183,22 @@ def test_builds_killed_at_several_points_then_rerun_match_one_uninterrupted_buil
     inputs.mkdir()
     for path in INPUTS:
         shutil.copy(path, inputs / path.name)
-    reference, out = tmp_path / "reference", tmp_path / "out"
+    reference, out, tmp = tmp_path / "reference", tmp_path / "out", tmp_path / "tmp"
+    tmp.mkdir()
     uninterrupted = run_build(inputs, reference, workers=1)  # alongside the first two kills
 
-    kill_when(run_build(inputs, out, 4), lambda: any((out / "ingest").glob("*.json")))
+    kill_when(run_build(inputs, out, 4, tmp), lambda: any((out / "ingest").glob("*.json")))
     already = done_files(out)
-    kill_when(run_build(inputs, out, 4), lambda: done_files(out) > already)
+    kill_when(run_build(inputs, out, 4, tmp), lambda: done_files(out) > already)
     assert uninterrupted.wait() == 0
     every = done_files(reference)  # the last file stored: de-duplication and outputs follow
-    kill_when(run_build(inputs, out, 4), lambda: done_files(out) == every)
-    assert run_build(inputs, out, 4).wait() == 0
+    kill_when(run_build(inputs, out, 4, tmp), lambda: done_files(out) == every)
+    assert list(tmp.glob("fidelity-stages-*"))  # the killed builds' leftovers
+    assert run_build(inputs, out, 4, tmp).wait() == 0
 
     for name in OUTPUTS:
         assert (out / name).read_bytes() == (reference / name).read_bytes(), name
+    assert not list(tmp.glob("fidelity-stages-*")), "the rerun removes what killed builds left"
 
 
 class LateAcknowledgements(MatchingPoolManager):

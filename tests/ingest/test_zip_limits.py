@@ -13,6 +13,7 @@ from ingest.sniff import sniff
 from tests.support.hostile_packages import (
     DOCUMENT,
     docx_with,
+    dtd_in_unread_part,
     hostile,
     raw_zip,
     word_member,
@@ -84,3 +85,22 @@ def test_a_flipped_byte_in_a_compressed_part_is_a_corrupt_package(tmp_path: Path
     path.write_bytes(raw_zip(docx_with((name, bytes(damaged), crc, size, method))))
     sniffed = sniff(path)
     assert sniffed.code == "corrupt" and "word/document.xml" in sniffed.problem
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16"])
+def test_a_dtd_in_a_part_no_reader_opens_is_refused(
+    corpus: Path, tmp_path: Path, encoding: str
+) -> None:
+    """Slide layout 11 of this deck is used by no slide: only the package check sees it."""
+    source = corpus / "powerpoint" / "bug60993.pptx"
+    path = tmp_path / "layout-dtd.pptx"
+    path.write_bytes(dtd_in_unread_part(source, "ppt/slideLayouts/slideLayout11.xml", encoding))
+    sniffed = sniff(path)
+    assert sniffed.code == "unsafe", sniffed.problem
+    assert sniffed.problem == "ppt/slideLayouts/slideLayout11.xml declares a DTD or entities"
+    assert sniff(source).problem is None
+
+
+def test_odf_keeps_the_doctype_of_its_embedded_formulas(corpus: Path) -> None:
+    """ODF's embedded MathML carries a DOCTYPE; LibreOffice reads ODF, so it is not refused."""
+    assert sniff(corpus / "variants" / "testODFwithOOo3.odt").problem is None

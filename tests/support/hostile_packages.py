@@ -5,7 +5,9 @@ inside compressed streams, truncated or removed parts, garbage attribute values,
 relationships to missing, external or circular targets, a truncated file);
 `hostile(folder, rng)` writes packages made to hurt a reader (a zip bomb, a lying
 size header, 100,000 entries, an entity bomb after a long comment, external
-entities, `../` entry names, an OLE file named .docx, random bytes).
+entities, `../` entry names, an OLE file named .docx, random bytes);
+`dtd_in_unread_part(source, ...)` a copy of a real package with a DTD in a part no reader
+opens (an unused slide layout); `long_report(paragraphs)` a plain but long Word file.
 """
 
 from __future__ import annotations
@@ -156,6 +158,29 @@ def hostile(folder: Path, rng: random.Random, ole_source: Path) -> dict[str, str
     (folder / "random-zip.xlsx").write_bytes(b"PK\x03\x04" + rng.randbytes(4096))
     expected["random-zip.xlsx"] = "zip"
     return expected
+
+
+def long_report(paragraphs: int) -> bytes:
+    """A valid Word file of `paragraphs` short paragraphs (about 100 bytes of XML each)."""
+    body = "".join(
+        f"<w:p><w:r><w:t>Paragraph {number} of a long report about quarterly sales in region "
+        f"{number % 97}.</w:t></w:r></w:p>"
+        for number in range(paragraphs)
+    )
+    document = DOCUMENT.replace("<w:p><w:r><w:t>{text}</w:t></w:r></w:p>", body)
+    return raw_zip(docx_with(word_member("word/document.xml", document)))
+
+
+def dtd_in_unread_part(source: Path, part: str, encoding: str = "utf-8") -> bytes:
+    """`source` with `part` rewritten (in `encoding`) to declare a DTD with an entity."""
+    members = _members(source.read_bytes())
+    body = members[part].decode("utf-8").split("?>", 1)[1]
+    root = body.lstrip().split(None, 1)[0].lstrip("<")
+    members[part] = (
+        f'<?xml version="1.0" encoding="{encoding.upper()}"?>'
+        f'<!DOCTYPE {root} [<!ENTITY x "expanded">]>{body}'
+    ).encode(encoding)
+    return _zip(members)
 
 
 # mutants of a real package ----------------------------------------------------------

@@ -9,6 +9,7 @@ import time
 from fidelity.core.executor import Progress
 
 MEMORY_CAP = 1024**3
+SMALL_CAP = 300 * 1024**2  # below what a fresh worker with the build's preloads maps
 
 
 def misbehave(item: str, progress: Progress) -> str:
@@ -22,4 +23,8 @@ def misbehave(item: str, progress: Progress) -> str:
         time.sleep(60)
     if item == "allocate":
         return str(len(bytearray(2 * MEMORY_CAP)))
+    if item == "hold":  # two thirds of the small cap, touched
+        return str(len(bytearray(SMALL_CAP * 2 // 3)))
+    if item == "exceed":
+        return str(len(bytearray(SMALL_CAP * 4 // 3)))
     return item.upper()

@@ -12,12 +12,20 @@ question or correct its answer). A curator adds a hand-written item with a line
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from fidelity.review.files import replacing
 from fidelity.review.items import HandItem, parse_item
-from fidelity.review.labels import ADJUDICATION, ANNOTATORS, ANSWER_FIELDS, Checker, Label
+from fidelity.review.labels import (
+    ADJUDICATION,
+    ANNOTATORS,
+    ANSWER_FIELDS,
+    MAX_LINE_BYTES,
+    Checker,
+    Label,
+)
 from fidelity.review.tasks import Task
 
 EMPTY: dict[str, Any] = {
@@ -53,14 +61,31 @@ def export(
     return paths
 
 
+def lines(path: Path, check: Checker) -> Iterator[tuple[str, str]]:
+    """(where, text) of each line that is UTF-8 and within MAX_LINE_BYTES; a line that is not
+    is a problem of its own (never held whole in memory) and the reading goes on."""
+    with path.open("rb") as handle:
+        for number, data in enumerate(iter(lambda: handle.readline(MAX_LINE_BYTES + 1), b""), 1):
+            where = f"line {number}"
+            if len(data) > MAX_LINE_BYTES and not data.endswith(b"\n"):
+                size = len(data)
+                while (rest := handle.readline(MAX_LINE_BYTES)) and not rest.endswith(b"\n"):
+                    size += len(rest)
+                size += len(rest)
+                check.fail(where, "(whole line)", f"over {MAX_LINE_BYTES} bytes ({size})")
+                continue
+            text = check.decoded(data, where)
+            if text is not None:
+                yield where, text
+
+
 def read(path: Path) -> tuple[list[Label], list[HandItem]]:
     check = Checker(path)
     labels: list[Label] = []
     items: list[HandItem] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for where, line in lines(path, check):
         if not line.strip():
             continue
-        where = f"line {number}"
         try:
             item = json.loads(line)
         except ValueError as error:
