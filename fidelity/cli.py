@@ -207,7 +207,7 @@ def parser() -> argparse.ArgumentParser:
     build_cmd.add_argument(
         "--worker-memory",
         type=size_argument,
-        help="memory cap per worker, e.g. 4GB (the default) or 512MB; 0: none",
+        help="memory a task may add to its worker, e.g. 4GB (the default) or 512MB; 0: none",
     )
     build_cmd.add_argument(
         "--executor",
