@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from fidelity.core.config import Config
 from fidelity.core.document import Candidate, Document
+from fidelity.core.llm import ModelClient
 from filters.answerer import LLMAnswerer
 from filters.grading import Grader
 from filters.groundedness import Answerer, Mapper, Outcome, check_document
@@ -27,14 +27,15 @@ class Stages:
     mode: str = "offline"
 
 
-def model_filters(config: Config, client: Any) -> tuple[LLMAnswerer, Grader | None]:
+def model_filters(config: Config, client: ModelClient) -> tuple[LLMAnswerer, Grader | None]:
     """The model-mode answerer (with its matcher) and grader; a replay builds the same."""
     answerer = LLMAnswerer(client, Matcher(client, config.filters.judges), config.filters)
     return answerer, Grader(client, config.filters) if config.filters.grading else None
 
 
-def model_stages(config: Config, client: Any) -> Stages:
-    """Model mode (rules + model generators, model filters) over a LLMClient or its proxy."""
+def model_stages(config: Config, client: ModelClient) -> Stages:
+    """Model mode (rules + model generators, model filters) over the driver's client or a
+    worker's proxy of it."""
     answerer, grader = model_filters(config, client)
     generate = LLMGenerators(client, config.models)
     return Stages(generate, answerer, grader, client.map, mode="model")

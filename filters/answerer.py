@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from fidelity.core.config import FilterSettings
 from fidelity.core.document import Candidate, Decision
-from fidelity.core.llm import LLMClient
+from fidelity.core.llm import ModelClient
 from fidelity.core.prompt import load
 from fidelity.core.views import ViewContext
 from filters.matching import Matcher
@@ -33,7 +33,7 @@ class ReAnswer(BaseModel):
 class LLMAnswerer:
     """`Answerer` for filters.groundedness: the answerer model plus the matcher."""
 
-    def __init__(self, client: LLMClient, matcher: Matcher, settings: FilterSettings) -> None:
+    def __init__(self, client: ModelClient, matcher: Matcher, settings: FilterSettings) -> None:
         self.client = client
         self.matcher = matcher
         self.max_chars = settings.max_context_chars

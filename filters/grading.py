@@ -19,7 +19,7 @@ from pydantic import BaseModel, field_validator
 
 from fidelity.core.config import FilterSettings
 from fidelity.core.document import Artifact, Candidate, Decision, Document
-from fidelity.core.llm import LLMClient
+from fidelity.core.llm import ModelClient
 from fidelity.core.prompt import load
 from fidelity.core.views import PLACEHOLDER, ViewContext
 from filters.groundedness import Mapper, Outcome
@@ -74,7 +74,7 @@ def scores(decisions: list[Decision]) -> dict[str, int]:
 class Grader:
     """Grades outcomes that survived the groundedness checks."""
 
-    def __init__(self, client: LLMClient, settings: FilterSettings) -> None:
+    def __init__(self, client: ModelClient, settings: FilterSettings) -> None:
         self.client = client
         self.prompt = load("grade-qa")
         self.minimum = {

@@ -18,7 +18,7 @@ from decimal import Decimal, InvalidOperation
 from pydantic import BaseModel
 
 from fidelity.core.document import Candidate
-from fidelity.core.llm import LLMClient
+from fidelity.core.llm import ModelClient
 from fidelity.core.prompt import load
 from fidelity.core.text import normalize
 
@@ -217,7 +217,7 @@ class JudgeVerdict(BaseModel):
 class Matcher:
     """Deterministic matching, then a judge (or a majority of a panel) for what is left."""
 
-    def __init__(self, client: LLMClient, judges: list[str] | None = None) -> None:
+    def __init__(self, client: ModelClient, judges: list[str] | None = None) -> None:
         self.client = client
         self.prompt = load(JUDGE_PROMPT)
         self.roles = ["judge"]

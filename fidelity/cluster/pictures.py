@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from fidelity.core.llm import ModelClient
 from fidelity.core.llm.client import Reply
 
 Message = dict[str, Any]
@@ -74,7 +75,7 @@ def store_pictures(messages: Sequence[Message], out: Path) -> list[Message]:
 class PictureRelay:
     """A node's relay to the driver's model client that carries shipped tasks' pictures."""
 
-    def __init__(self, client: Any, scratch: Path) -> None:
+    def __init__(self, client: ModelClient, scratch: Path) -> None:
         self.client = client
         self.scratch = scratch
         self.accounting = client.accounting

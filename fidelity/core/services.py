@@ -38,8 +38,9 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel
 
 from fidelity.core.config import ModelsConfig
-from fidelity.core.llm.client import LLMClient, Reply, concurrent_map
+from fidelity.core.llm.client import Reply, concurrent_map
 from fidelity.core.llm.images import ImageLoader
+from fidelity.core.llm.protocol import Completer
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -94,7 +95,7 @@ class ConverterService:
 class LLMService:
     """The driver-side model client as the manager exposes it."""
 
-    def __init__(self, client: LLMClient) -> None:
+    def __init__(self, client: Completer) -> None:
         self.client = client
 
     def complete(
@@ -119,7 +120,7 @@ class ServiceHost:
     accepts connections, one thread per connection answers its calls in turn."""
 
     def __init__(
-        self, converter: Converter | None, client: LLMClient | None, host: str = "127.0.0.1"
+        self, converter: Converter | None, client: Completer | None, host: str = "127.0.0.1"
     ) -> None:
         self.services: dict[str, object | None] = {
             CONVERTER: ConverterService(converter) if converter is not None else None,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from fidelity.core.config import Config
 from fidelity.core.executor import Executor, ProcessExecutor
-from fidelity.core.llm import LLMClient
+from fidelity.core.llm import Completer
 from fidelity.core.services import Converter, Endpoint, ServiceHost
 
 # Libraries the per-file tasks import, loaded once by the forkserver so that a new worker
@@ -33,7 +33,7 @@ class WorkerPool:
 def open_workers(
     config: Config,
     converter: Converter | None,
-    client: LLMClient | None = None,
+    client: Completer | None = None,
     preload: Sequence[str] = PRELOAD,
 ) -> Iterator[WorkerPool]:
     """`config.workers` isolated workers (per-file timeout, memory cap) and the services host;

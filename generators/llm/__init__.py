@@ -12,7 +12,7 @@ from typing import Any
 
 from fidelity.core.config import ModelsConfig
 from fidelity.core.document import Candidate, Document
-from fidelity.core.llm import LLMClient
+from fidelity.core.llm import ModelClient
 from generators import rules
 from generators.llm.common import LLMGenerator
 from generators.llm.facts import FactsGenerator
@@ -31,7 +31,7 @@ GENERATORS: dict[str, type[LLMGenerator]] = {
 class LLMGenerators:
     """`generate(document)` for model mode: rule candidates (if kept) then model candidates."""
 
-    def __init__(self, client: LLMClient, settings: ModelsConfig) -> None:
+    def __init__(self, client: ModelClient, settings: ModelsConfig) -> None:
         unknown = set(settings.generators) - set(GENERATORS)
         if unknown:
             raise ValueError(f"unknown model generators: {', '.join(sorted(unknown))}")

@@ -9,7 +9,7 @@ from typing import Any, Protocol, TypeVar
 
 from fidelity.core.config import GenerationBudget
 from fidelity.core.document import Artifact, Candidate, Document
-from fidelity.core.llm import LLMClient
+from fidelity.core.llm import ModelClient
 from fidelity.core.prompt import Prompt
 from fidelity.core.text import content_tokens, normalize, tokens
 from fidelity.core.views import PLACEHOLDER
@@ -26,7 +26,7 @@ class LLMGenerator(Protocol):
 
     name: str
 
-    def __init__(self, client: LLMClient, budget: GenerationBudget) -> None: ...
+    def __init__(self, client: ModelClient, budget: GenerationBudget) -> None: ...
 
     def units(self, document: Document) -> Sequence[Any]: ...
 
@@ -38,7 +38,7 @@ class DraftingGenerator:
 
     name = ""
 
-    def __init__(self, client: LLMClient, budget: GenerationBudget) -> None:
+    def __init__(self, client: ModelClient, budget: GenerationBudget) -> None:
         self.client = client
         self.budget = budget
 
@@ -135,7 +135,7 @@ def facts_text(artifact: Artifact) -> str:
     return json.dumps(artifact.facts, ensure_ascii=False, sort_keys=True, default=str)
 
 
-def provenance(client: LLMClient, *prompts: Prompt) -> str:
+def provenance(client: ModelClient, *prompts: Prompt) -> str:
     """The generator_version: the prompt versions used and the generator model."""
     tags = "+".join(prompt.tag for prompt in prompts)
     return f"{tags}; model={client.model_for('generator')}"

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from fidelity.core.config import GenerationBudget
 from fidelity.core.document import Artifact, Candidate, Document
-from fidelity.core.llm import LLMClient
+from fidelity.core.llm import ModelClient
 from fidelity.core.prompt import load
 from fidelity.core.views import View, placed_ids, view_context
 from generators.llm.common import (
@@ -87,7 +87,7 @@ def narrative(document: Document, artifact: Artifact, window: int = WINDOW) -> s
 class TableGenerator(DraftingGenerator):
     name = "table"
 
-    def __init__(self, client: LLMClient, budget: GenerationBudget) -> None:
+    def __init__(self, client: ModelClient, budget: GenerationBudget) -> None:
         super().__init__(client, budget)
         self.prompt = load("table-questions")
 

@@ -8,7 +8,7 @@ from pydantic import BaseModel
 
 from fidelity.core.config import GenerationBudget
 from fidelity.core.document import Artifact, Candidate, Document
-from fidelity.core.llm import LLMClient
+from fidelity.core.llm import ModelClient
 from fidelity.core.prompt import load
 from fidelity.core.text import normalize
 from generators.llm.common import (
@@ -70,7 +70,7 @@ def majority(values: list[str]) -> str | None:
 class TextGenerator(DraftingGenerator):
     name = "text"
 
-    def __init__(self, client: LLMClient, budget: GenerationBudget) -> None:
+    def __init__(self, client: ModelClient, budget: GenerationBudget) -> None:
         super().__init__(client, budget)
         self.ask = load("text-questions")
         self.answer = load("text-answers")

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from fidelity.core.config import GenerationBudget
 from fidelity.core.document import Artifact, Candidate, Document
-from fidelity.core.llm import LLMClient
+from fidelity.core.llm import ModelClient
 from fidelity.core.prompt import load
 from fidelity.core.text import content_tokens, tokens
 from generators.llm.common import (
@@ -56,7 +56,7 @@ def question_anchor(question: str, value: str) -> list[str]:
 class VisualGenerator(DraftingGenerator):
     name = "visual"
 
-    def __init__(self, client: LLMClient, budget: GenerationBudget) -> None:
+    def __init__(self, client: ModelClient, budget: GenerationBudget) -> None:
         super().__init__(client, budget)
         self.triage = load("visual-triage")
         self.ask = load("visual-questions")

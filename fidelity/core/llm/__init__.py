@@ -2,5 +2,14 @@
 
 from fidelity.core.llm.client import LLMClient, Reply
 from fidelity.core.llm.messages import assistant, system, user
+from fidelity.core.llm.protocol import Completer, ModelClient
 
-__all__ = ["LLMClient", "Reply", "assistant", "system", "user"]
+__all__ = [
+    "Completer",
+    "LLMClient",
+    "ModelClient",
+    "Reply",
+    "assistant",
+    "system",
+    "user",
+]
