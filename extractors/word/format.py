@@ -218,14 +218,30 @@ def _is_heading(style_name: str) -> bool:
 
 
 def _spans(paragraph: Paragraph, key: Callable[[RunFormat], object]) -> list[tuple[str, RunFormat]]:
-    """Adjacent runs sharing the same `key(format)` merged into (text, format) spans."""
+    """Adjacent runs sharing the same `key(format)` merged into (text, format) spans.
+
+    A span that starts or ends inside a word ("eduction scenario" after a larger "R") is
+    left out: quoted, it names words the document does not have.
+    """
     spans: list[tuple[str, RunFormat]] = []
     for text, fmt in paragraph.runs:
         if spans and key(spans[-1][1]) == key(fmt):
             spans[-1] = (spans[-1][0] + text, spans[-1][1])
         else:
             spans.append((text, fmt))
-    return [(" ".join(text.split()), fmt) for text, fmt in spans if text.strip()]
+    out = []
+    for number, (text, fmt) in enumerate(spans):
+        before = spans[number - 1][0][-1:] if number else ""
+        after = spans[number + 1][0][:1] if number + 1 < len(spans) else ""
+        cut = _joined(before, text[:1]) or _joined(text[-1:], after)
+        if text.strip() and not cut:
+            out.append((" ".join(text.split()), fmt))
+    return out
+
+
+def _joined(left: str, right: str) -> bool:
+    """True when two characters either side of a run boundary belong to one word."""
+    return left.isalnum() and right.isalnum()
 
 
 def font_artifacts(paragraphs: list[Paragraph], styles: Styles, ids: IdMaker) -> list[Artifact]:
@@ -395,10 +411,13 @@ def _paragraph_layout(ppr: etree._Element) -> dict[str, str]:
             if value and value.lstrip("-").isdigit() and int(value) >= 180:
                 out[f"indent_{label}"] = f"indented {int(value) / TWIPS_PER_INCH:.2f} in ({label})"
         hanging = attr(ind, "hanging")
-        if hanging and hanging.isdigit() and int(hanging) >= 180 and ppr.find(w("numPr")) is None:
+        if hanging and hanging.isdigit() and int(hanging) >= 180:
             out["indent_hanging"] = (
                 f"set with a {int(hanging) / TWIPS_PER_INCH:.2f} in hanging indent"
             )
+        if ppr.find(w("numPr")) is not None and "indent_hanging" not in out:
+            for key in ("indent_left", "indent_first-line"):  # the list level adds its own
+                out.pop(key, None)  # hanging indent: the answer would miss one of the two
     spacing = ppr.find(w("spacing"))
     if spacing is not None:
         line, rule = attr(spacing, "line"), attr(spacing, "lineRule") or "auto"

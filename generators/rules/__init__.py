@@ -34,7 +34,22 @@ def generate(document: Document, widen: int = 1) -> list[Candidate]:
                 if item.id not in seen and _readable(item.probe.value):
                     seen.add(item.id)
                     out.append(item)
-        return _sample_per_type(out, cap(PER_TYPE))
+        return _sample_per_type(_asked_once(out), cap(PER_TYPE))
+
+
+def _asked_once(candidates: list[Candidate]) -> list[Candidate]:
+    """One candidate per question text: the same question twice with the same answer is
+    kept once; with different answers (two elements the wording cannot tell apart) it is
+    not asked at all."""
+    answers: dict[str, set[tuple[str, ...]]] = {}
+    for item in candidates:
+        answers.setdefault(item.question, set()).add(tuple(item.answer))
+    out, seen = [], set()
+    for item in candidates:
+        if len(answers[item.question]) == 1 and item.question not in seen:
+            seen.add(item.question)
+            out.append(item)
+    return out
 
 
 _MARKERS = re.compile(r"\[(?:picture|image)[^\]]*\]", re.IGNORECASE)

@@ -11,6 +11,7 @@ import re
 from functools import lru_cache
 
 from fidelity.core.document import Artifact, Candidate, Document
+from fidelity.core.text import normalize
 from generators.draft import candidate, quote
 from generators.rules.common import (
     ORDINAL_WORDS,
@@ -23,6 +24,8 @@ from generators.rules.common import (
     table_cells,
     table_comparison,
 )
+from generators.rules.giveaway import PLACEHOLDER, link_names_target, names_itself
+from generators.rules.restated import grounded_metadata, one_comment_author
 
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
 NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*\d(?![\w])|(?<![\w.])\d{2,}(?![\w])")
@@ -70,12 +73,13 @@ def _text(document: Document, artifact: Artifact) -> list[Candidate]:
     sentences = (sentence for paragraph in paragraphs for sentence in SENTENCE.split(paragraph))
 
     def choose(sentence: str) -> tuple[str, str] | None:
-        if everywhere.count(sentence) > 1:  # the same sentence twice: the blank is ambiguous
-            return None
+        if everywhere.count(sentence) > 1 or PLACEHOLDER.search(sentence):
+            return None  # the same sentence twice (the blank is ambiguous), or template filler
         numbers = [n for n in NUMBER.findall(sentence) if n not in heading]
         if numbers:
             return numbers[0], "number"
-        words = [w for w in WORD.findall(sentence) if whole.count(w) == 1]
+        # a word the next paragraphs (or any other part) repeat is stated elsewhere
+        words = [w for w in WORD.findall(sentence) if whole.count(w) == 1 and _once(everywhere, w)]
         return (max(words, key=len), "word") if words else None
 
     return [
@@ -92,6 +96,19 @@ def _text(document: Document, artifact: Artifact) -> list[Candidate]:
     ]
 
 
+def _once(text: str, word: str) -> bool:
+    """True when the word (case aside) stands once in the text, as a whole word."""
+    return len(re.findall(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.IGNORECASE)) == 1
+
+
+def _table_number(tables: list[Artifact], artifact: Artifact) -> int:
+    """The table's number as its locator and evidence give it (tables counted where they
+    start, an outer table before the tables nested in it), not its place in the artifact
+    list, where a nested table comes before the table holding it."""
+    found = re.match(r"table (\d+)\b", artifact.locator)
+    return int(found.group(1)) if found else tables.index(artifact) + 1
+
+
 def _table_where(document: Document, artifact: Artifact) -> str:
     """How a reader finds the table: its caption, else its place under its heading."""
     facts = artifact.facts
@@ -100,14 +117,17 @@ def _table_where(document: Document, artifact: Artifact) -> str:
         return f"the table captioned “{quote(caption, 60)}”"
     tables = [a for a in document.artifacts if a.kind == "table"]
     if not heading:
-        return f"table {tables.index(artifact) + 1} of the document"
-    siblings = [a for a in tables if (a.facts.get("heading") or "") == heading]
+        return f"table {_table_number(tables, artifact)} of the document"
+    siblings = sorted(
+        (a for a in tables if (a.facts.get("heading") or "") == heading),
+        key=lambda a: _table_number(tables, a),
+    )
     if len(siblings) == 1:
         return f"the table under the heading “{quote(heading, 60)}”"
     rank = siblings.index(artifact)
     if rank < len(ORDINAL_WORDS):
         return f"the {ORDINAL_WORDS[rank]} table under the heading “{quote(heading, 60)}”"
-    return f"table {tables.index(artifact) + 1} of the document"
+    return f"table {_table_number(tables, artifact)} of the document"
 
 
 def _elsewhere(document: Document, artifact: Artifact, cell: TableCell) -> bool:
@@ -170,6 +190,9 @@ def _comment(document: Document, artifact: Artifact) -> list[Candidate]:
     text = FIELD.sub("", facts.get("text", "")).strip()
     if place is None or not text:
         return []
+    paragraph = facts.get("paragraph", "")
+    if not facts.get("anchor") and paragraph and not _begins_one(document, paragraph):
+        return []  # "the paragraph beginning …" would name two paragraphs
     same_place = [
         a
         for a in document.artifacts
@@ -190,7 +213,7 @@ def _comment(document: Document, artifact: Artifact) -> list[Candidate]:
             notes=notes,
         )
     ]
-    if facts.get("author"):
+    if facts.get("author") and not one_comment_author(document):
         out.append(
             candidate(
                 document,
@@ -232,7 +255,7 @@ def _hyperlink(document: Document, artifact: Artifact) -> list[Candidate]:
     else:
         question = f"Which address does the hyperlink “{quote(facts['text'])}” point to?"
         value = facts["target"]
-        if _spelled_out(facts["text"], value):
+        if link_names_target(facts["text"], value):
             return []
     return [
         candidate(
@@ -246,13 +269,6 @@ def _hyperlink(document: Document, artifact: Artifact) -> list[Candidate]:
     ]
 
 
-def _spelled_out(text: str, target: str) -> bool:
-    """True when the link text already spells the address (an e-mail or a domain)."""
-    core = re.sub(r"^(mailto:|https?://)(www\.)?", "", target, flags=re.I).rstrip("/").lower()
-    shown = re.sub(r"^(https?://)?(www\.)?", "", text.strip(), flags=re.I).rstrip("/").lower()
-    return bool(shown) and (core == shown or core.startswith(shown) and len(shown) >= 6)
-
-
 def _header_footer(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     kind = artifact.kind
@@ -262,7 +278,10 @@ def _header_footer(document: Document, artifact: Artifact) -> list[Candidate]:
         if facts.get("section_count", 1) == 1
         else "section " + ", ".join(str(n) for n in facts["sections"])
     )
+    if which == "first-page" and not facts.get("title_page", True):
+        return []  # a first-page part the section does not switch on: no page shows it
     owner = f"{which} {kind}" if which != "default" else kind
+    pages = _default_pages(document, artifact) if which == "default" else ""
     fields = re.findall(r"\{([A-Z]+)\}", facts["text"])
     if fields and len(re.sub(r"\{[A-Z]+\}|\W", "", facts["text"])) < 3:
         names = ", ".join(dict.fromkeys(fields))
@@ -271,25 +290,46 @@ def _header_footer(document: Document, artifact: Artifact) -> list[Candidate]:
                 document,
                 artifact,
                 f"{kind}-field",
-                f"Which automatic field does the {owner} of {scope} display?",
+                f"Which automatic field does the {owner} of {scope}{pages} display?",
                 [f"The {owner} displays the {names} field."],
                 value=names,
                 anchor=[kind],
             )
         ]
     printed = _as_printed(facts["text"])
-    if not printed:
+    if not printed or names_itself(printed, kind):
         return []
     return [
         candidate(
             document,
             artifact,
             f"{kind}-text",
-            f"What text appears in the {owner} of {scope}?",
+            f"What text appears in the {owner} of {scope}{pages}?",
             [f"The {owner} reads “{printed}”."],
             value=printed,
         )
     ]
+
+
+def _default_pages(document: Document, artifact: Artifact) -> str:
+    """The pages that show a default header or footer (" on the pages after the first"),
+    when the first page or the even pages of its sections show another one, so that
+    "the footer" does not stand for two; "" when it is on every page."""
+    sections = set(artifact.facts["sections"])
+    others = {
+        str(other.facts["type"])
+        for other in document.artifacts
+        if other.kind == artifact.kind
+        and other.id != artifact.id
+        and sections & set(other.facts["sections"])
+        and (other.facts["type"] != "first-page" or other.facts.get("title_page", True))
+    }
+    pages = {
+        frozenset({"first-page"}): " on the pages after the first",
+        frozenset({"even-page"}): " on the odd-numbered pages",
+        frozenset({"first-page", "even-page"}): " on the odd-numbered pages after the first",
+    }.get(frozenset(others), "")
+    return pages
 
 
 FIELD_WORDS = {
@@ -316,6 +356,8 @@ def _as_printed(text: str) -> str:
 def _note(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     kind = facts["note_kind"]
+    if names_itself(facts["text"], kind) or _cited(document, facts["text"]):
+        return []
     passage = quote(facts.get("passage", ""), 80)
     where = f"attached to “{passage}”" if passage else f"numbered {facts['number']}"
     return [
@@ -330,8 +372,37 @@ def _note(document: Document, artifact: Artifact) -> list[Candidate]:
     ]
 
 
+def _cited(document: Document, text: str) -> bool:
+    """True when the body states a note's text itself (four words or more of it, whole)."""
+    plain = normalize(text)
+    return len(plain.split()) >= 4 and f" {plain} " in f" {normalize(_all_text(document))} "
+
+
+# Word's equation gallery (Insert > Equation), in the LaTeX the extractor writes with spaces,
+# braces and sizing commands left out: asked, a reader names them without the file.
+GALLERY = (
+    "a^2+b^2=c^2",  # Pythagorean theorem
+    "A=\\pir^2",  # area of a circle
+    "x=\\frac-b\\pm\\sqrtb^2-4ac2a",  # quadratic formula
+    "(x+a)^n=\\sum_k=0^n",  # binomial theorem
+    "(1+x)^n=1+",  # expansion of a sum
+    "e^x=1+",  # Taylor expansion
+    "f(x)=a_0+\\sum",  # Fourier series
+    "\\sin\\alpha\\pm\\sin\\beta=",  # trig identity 1
+    "\\cos\\alpha+\\cos\\beta=",  # trig identity 2
+)
+
+
+def built_in_equation(latex: str) -> bool:
+    """True for an equation of Word's gallery (the Pythagorean theorem, the quadratic formula…)."""
+    bare = re.sub(r"\\(left|right|limits|,|;|!| )|[\s{}]", "", latex)
+    return any(bare.startswith(entry) for entry in GALLERY)
+
+
 def _equation(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
+    if built_in_equation(facts["latex"]):
+        return []
     before = quote(facts.get("preceding_text", ""), 60)
     equations = [a for a in document.artifacts if a.kind == "equation"]
     if before:
@@ -355,6 +426,8 @@ def _equation(document: Document, artifact: Artifact) -> list[Candidate]:
 def _textbox(document: Document, artifact: Artifact) -> list[Candidate]:
     boxes = [a for a in document.artifacts if a.kind == "textbox"]
     facts = artifact.facts
+    if names_itself(_as_printed(facts["text"]), "textbox"):
+        return []
     if len(boxes) == 1:
         question = "What text does the document's floating text box contain?"
     else:
@@ -419,9 +492,11 @@ def _section_of(artifact: Artifact) -> str:
     return found.group(1) if found else ""
 
 
-_metadata = metadata_rule(
-    "document",
-    lambda label: f"What {label.lower()} is recorded in the document's properties?",
+_metadata = grounded_metadata(
+    metadata_rule(
+        "document",
+        lambda label: f"What {label.lower()} is recorded in the document's properties?",
+    )
 )
 
 
@@ -443,7 +518,7 @@ def _font_heading(document: Document, artifact: Artifact) -> list[Candidate]:
                 anchor=[facts["subject"]],
             )
         )
-    if facts.get("size_pt"):
+    if facts.get("size_pt") and not _built_in_size(facts):
         size = f"{facts['size_pt']:g} pt"
         out.append(
             candidate(
@@ -457,6 +532,25 @@ def _font_heading(document: Document, artifact: Artifact) -> list[Candidate]:
             )
         )
     return out
+
+
+# The sizes Word's built-in heading styles have in the default templates (2003, 2007-2010,
+# 2013-2019, 365): a heading left at its style's size tells nothing a reader could not guess.
+BUILT_IN_SIZES = {
+    "title": (26, 28),
+    "subtitle": (11, 12, 14),
+    "heading 1": (14, 16, 20),
+    "heading 2": (13, 14, 16),
+    "heading 3": (11, 12, 13, 14),
+    "heading 4": (11, 12),
+    "heading 5": (11, 12),
+    "heading 6": (11, 12),
+}
+
+
+def _built_in_size(facts: dict) -> bool:
+    style = re.sub(r"(\D)(\d)$", r"\1 \2", str(facts.get("style") or "").lower())
+    return facts.get("size_pt") in BUILT_IN_SIZES.get(style, ())
 
 
 def _font_body(document: Document, artifact: Artifact) -> list[Candidate]:
@@ -555,6 +649,22 @@ def _part_of_paragraph(subject: str, paragraph: str) -> bool:
     return subject.rstrip("…")[:40] not in quote(paragraph, 60)
 
 
+def _begins_one(document: Document, paragraph: str) -> bool:
+    """True when the quoted beginning of a paragraph begins no other paragraph (else "the
+    paragraph beginning “…”" names two)."""
+    start = quote(paragraph, 60).rstrip("…")
+    if not start:
+        return False
+    lines = _all_text(document).splitlines()
+    return sum(line.startswith(start) for line in lines) <= 1
+
+
+def _occurrences(document: Document, text: str) -> int:
+    """How many times the words stand in the document's text, as whole words."""
+    pattern = rf"(?<!\w){re.escape(' '.join(text.split()))}(?!\w)"
+    return len(re.findall(pattern, _all_text(document)))
+
+
 def _highlight(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     subject = facts["subject"]
@@ -563,7 +673,8 @@ def _highlight(document: Document, artifact: Artifact) -> list[Candidate]:
     if _ambiguous(document, artifact):
         return []
     out = []
-    if _part_of_paragraph(subject, facts.get("paragraph", "")):
+    unique_paragraph = _begins_one(document, facts.get("paragraph", ""))
+    if _part_of_paragraph(subject, facts.get("paragraph", "")) and unique_paragraph:
         out.append(
             candidate(
                 document,
@@ -576,16 +687,23 @@ def _highlight(document: Document, artifact: Artifact) -> list[Candidate]:
                 anchor=["highlighted", facts["value"]],
             )
         )
+    where, notes = f"the text “{quote(subject, 70)}”", []
+    if _occurrences(document, subject) > 1:  # the words also stand un-highlighted elsewhere
+        if not unique_paragraph:
+            return out
+        where = f"the words “{quote(subject, 70)}” in the paragraph beginning “{paragraph}”"
+        notes = ["the words occur more than once: paragraph named"]
     return [
         *out,
         candidate(
             document,
             artifact,
             "highlight-colour",
-            f"What highlight colour is applied to the text “{quote(subject, 70)}”?",
+            f"What highlight colour is applied to {where}?",
             [f"The text is highlighted in {colour}."],
             value=facts["value"],
             anchor=["highlighted", subject],
+            notes=notes,
         ),
     ]
 
@@ -611,7 +729,8 @@ def _strikeout(document: Document, artifact: Artifact) -> list[Candidate]:
                 else [],
             )
         )
-    if _part_of_paragraph(facts["subject"], facts.get("paragraph", "")):
+    paragraph_named = _part_of_paragraph(facts["subject"], facts.get("paragraph", ""))
+    if paragraph_named and _begins_one(document, facts.get("paragraph", "")):
         out.append(
             candidate(
                 document,
@@ -663,6 +782,9 @@ def _layout_section(document: Document, artifact: Artifact) -> list[Candidate]:
     return out
 
 
+USUAL_FIRST_LINE = "indented 0.50 in (first-line)"
+
+
 def _layout_paragraph(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     subject = quote(facts["subject"], 70)
@@ -671,6 +793,8 @@ def _layout_paragraph(document: Document, artifact: Artifact) -> list[Candidate]
     indents = [
         facts[k] for k in ("indent_left", "indent_first-line", "indent_hanging") if k in facts
     ]
+    if set(indents) == {USUAL_FIRST_LINE}:
+        indents = []  # the usual first-line indent of body text: guessed, not read
     if indents:  # every indentation the paragraph has: left and hanging together
         question = f"What indentation is applied to the paragraph “{subject}”?"
         return [
