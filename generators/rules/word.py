@@ -16,10 +16,12 @@ from generators.draft import candidate, quote
 from generators.rules.common import (
     ORDINAL_WORDS,
     TableCell,
+    cap,
     chart_questions,
     cloze,
     described,
     metadata_rule,
+    pick,
     table_cell_question,
     table_cells,
     table_comparison,
@@ -145,8 +147,12 @@ def _table(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     where = _table_where(document, artifact)
     grid = facts.get("grid") or facts.get("rows", [])
+    if not _header_row(grid, facts):  # a glossary's first entry is no header
+        return []
     cells = table_cells(grid, artifact.id)
     out = [table_cell_question(document, artifact, where, cell) for cell in cells]
+    if not cells:  # no row labels a reader can name: the rows by their place
+        out += _positional(document, artifact, where, grid)
     out += table_comparison(document, artifact, where, grid)
     heading = facts.get("heading") or ""
     headings = [a.facts.get("heading") for a in document.artifacts if a.kind == "table"]
@@ -167,6 +173,82 @@ def _table(document: Document, artifact: Artifact) -> list[Candidate]:
             )
         )
     return out
+
+
+HEADER_WORDS = 8
+MAX_POSITION = 5
+
+
+def _header_row(grid: list[list[str]], facts: dict) -> bool:
+    """True unless the first row reads as data: the table marks no header row and a cell
+    of the first row runs to a sentence (a glossary's first term and its definition)."""
+    if facts.get("header_rows") or not grid or len(grid[0]) < 3:
+        return True  # two columns are read as label-value pairs, header or not
+    return all(len(cell.split()) <= HEADER_WORDS for cell in grid[0])
+
+
+def _positional(
+    document: Document, artifact: Artifact, where: str, grid: list[list[str]]
+) -> list[Candidate]:
+    """Values of a table whose rows have no label (numbers, blanks), named by column header
+    and row place: "the second row below the header"; a table of one data row needs no row."""
+    rows = [row for row in grid if any(cell.strip() for cell in row)]
+    if len(rows) > 2 and len(set(rows[0])) == 1:
+        rows = rows[1:]  # a title merged across the table: the headers come below it
+    if len(rows) < 2 or len(rows[0]) < 2:
+        return []
+    header, body = rows[0], rows[1 : 1 + MAX_POSITION]
+    if any(PLACEHOLDER.search(name) for name in header):
+        return []  # filler headers ("Lorem ipsum"): nothing worth asking
+    named = [(i, name) for i, name in enumerate(header) if name and header.count(name) == 1]
+    options = [
+        (number, column, name, row[column])
+        for number, row in enumerate(body)
+        for column, name in named
+        if column < len(row)
+        and row[column].strip()
+        and row[column] not in header
+        and len(row[column]) <= 120
+    ]
+    out = []
+    for _ in range(min(cap(2), len(options))):
+        drawn = options.pop(pick(f"{artifact.id}:position:{len(out)}", len(options)))
+        number, column, name, value = drawn
+        place = "" if len(body) == 1 else f" in the {ORDINAL_WORDS[number]} row below the header"
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "table-cell-position",
+                f"In {where}, what value does the column “{quote(name, 50)}” show{place}?",
+                [f"The column “{name}” shows {value}{place}."],
+                value=value,
+                anchor=[name],
+                notes=["rows without labels: the row named by its place"] if place else [],
+            )
+        )
+    return out
+
+
+def _table_unasked(document: Document, artifact: Artifact) -> str:
+    """Why a table gives no question (for `fidelity regen` to report)."""
+    grid = artifact.facts.get("grid") or artifact.facts.get("rows", [])
+    rows = [row for row in grid if any(cell.strip() for cell in row)]
+    width = max((len(row) for row in rows), default=0)
+    if not rows:
+        return "a table with every cell empty (a layout grid)"
+    if width < 2:
+        return "a one-column table (a layout box around text, no row or column to name)"
+    if len(rows) < 2:
+        return "a table of one row: no header to name a value by"
+    if not _header_row(grid, artifact.facts):
+        return "its first row is data, not headers (no column can be named)"
+    if any(PLACEHOLDER.search(cell) for cell in rows[0]):
+        return "its headers are filler text (lorem ipsum): nothing worth asking"
+    return (
+        "no row label or column header names a short value once "
+        "(repeated or empty labels, long values, or values that repeat the headers)"
+    )
 
 
 FIELD = re.compile(r"\{[A-Z]+\}\s*")
@@ -549,7 +631,7 @@ BUILT_IN_SIZES = {
 
 
 def _built_in_size(facts: dict) -> bool:
-    style = re.sub(r"(\D)(\d)$", r"\1 \2", str(facts.get("style") or "").lower())
+    style = re.sub(r"\s*(\d)$", r" \1", str(facts.get("style") or "").lower())  # "Heading1"
     return facts.get("size_pt") in BUILT_IN_SIZES.get(style, ())
 
 
@@ -852,3 +934,6 @@ RULES = {
     "layout-section": _layout_section,
     "layout-paragraph": _layout_paragraph,
 }
+
+# Why a kind of artifact gives no question, for `fidelity regen` to say.
+UNASKED = {"table": _table_unasked}
