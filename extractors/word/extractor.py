@@ -102,7 +102,7 @@ def _read_package(
     paragraphs = read_paragraphs(index, styles)
     parts += font_artifacts(paragraphs, styles, ids)
     parts += mark_artifacts(paragraphs, ids)
-    parts += layout_artifacts(index, paragraphs, ids)
+    parts += layout_artifacts(index, paragraphs, ids, styles)
     parts += metadata_artifacts(package)
     return PackageParts(boxes, box_paragraphs, notes, parts, _declared_pages(package))
 

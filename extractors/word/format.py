@@ -93,6 +93,19 @@ class Styles:
                 styles.paragraph_default = style_id
         return styles
 
+    def numbered(self, style_id: str | None) -> bool:
+        """True when the paragraph style (or a style it is based on) makes a list item."""
+        seen: set[str] = set()
+        while style_id and style_id not in seen:
+            seen.add(style_id)
+            style = self.styles.get(style_id)
+            if style is None:
+                return False
+            if style.find(f"{w('pPr')}/{w('numPr')}") is not None:
+                return True
+            style_id = attr(style.find(w("basedOn")), "val")
+        return False
+
     def name(self, style_id: str | None) -> str:
         style = self.styles.get(style_id or "")
         name = style.find(w("name")) if style is not None else None
@@ -368,7 +381,9 @@ def mark_artifacts(paragraphs: list[Paragraph], ids: IdMaker) -> list[Artifact]:
     return artifacts
 
 
-def layout_artifacts(index: BodyIndex, paragraphs: list[Paragraph], ids: IdMaker) -> list[Artifact]:
+def layout_artifacts(
+    index: BodyIndex, paragraphs: list[Paragraph], ids: IdMaker, styles: Styles | None = None
+) -> list[Artifact]:
     artifacts = _section_layouts(index)
     count = 0
     for paragraph in paragraphs:
@@ -380,7 +395,9 @@ def layout_artifacts(index: BodyIndex, paragraphs: list[Paragraph], ids: IdMaker
         text = short(paragraph.text)
         if len(text.split()) < 2 or paragraph.in_table:
             continue
-        statements = _paragraph_layout(ppr)
+        style_id = attr(ppr.find(w("pStyle")), "val")
+        listed = ppr.find(w("numPr")) is not None or bool(styles and styles.numbered(style_id))
+        statements = _paragraph_layout(ppr, listed)
         if not statements:
             continue
         count += 1
@@ -399,7 +416,9 @@ def layout_artifacts(index: BodyIndex, paragraphs: list[Paragraph], ids: IdMaker
     return artifacts
 
 
-def _paragraph_layout(ppr: etree._Element) -> dict[str, str]:
+def _paragraph_layout(ppr: etree._Element, listed: bool = False) -> dict[str, str]:
+    """Alignment, indents and line spacing the paragraph sets itself; a list item's indents
+    only when it sets the hanging indent too (else the list level adds one the answer lacks)."""
     out: dict[str, str] = {}
     jc = attr(ppr.find(w("jc")), "val")
     if jc in ALIGN_WORDS:
@@ -415,7 +434,7 @@ def _paragraph_layout(ppr: etree._Element) -> dict[str, str]:
             out["indent_hanging"] = (
                 f"set with a {int(hanging) / TWIPS_PER_INCH:.2f} in hanging indent"
             )
-        if ppr.find(w("numPr")) is not None and "indent_hanging" not in out:
+        if listed and "indent_hanging" not in out:
             for key in ("indent_left", "indent_first-line"):  # the list level adds its own
                 out.pop(key, None)  # hanging indent: the answer would miss one of the two
     spacing = ppr.find(w("spacing"))

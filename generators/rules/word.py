@@ -147,7 +147,7 @@ def _table(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     where = _table_where(document, artifact)
     grid = facts.get("grid") or facts.get("rows", [])
-    if not _header_row(grid, facts):  # a glossary's first entry is no header
+    if not _header_row(grid):  # a glossary's first entry is no header
         return []
     cells = table_cells(grid, artifact.id)
     out = [table_cell_question(document, artifact, where, cell) for cell in cells]
@@ -179,12 +179,19 @@ HEADER_WORDS = 8
 MAX_POSITION = 5
 
 
-def _header_row(grid: list[list[str]], facts: dict) -> bool:
-    """True unless the first row reads as data: the table marks no header row and a cell
-    of the first row runs to a sentence (a glossary's first term and its definition)."""
-    if facts.get("header_rows") or not grid or len(grid[0]) < 3:
+def _header_row(grid: list[list[str]]) -> bool:
+    """True unless the first row reads as data: a cell of it runs to a sentence in a column
+    whose other cells do too (a glossary's first term and its definition, where a header
+    would be one word over long entries)."""
+    if len(grid) < 2 or len(grid[0]) < 3:
         return True  # two columns are read as label-value pairs, header or not
-    return all(len(cell.split()) <= HEADER_WORDS for cell in grid[0])
+    for column, cell in enumerate(grid[0]):
+        below = [row[column] for row in grid[1:] if column < len(row)]
+        if len(cell.split()) > HEADER_WORDS and any(
+            len(text.split()) > HEADER_WORDS for text in below
+        ):
+            return False
+    return True
 
 
 def _positional(
@@ -241,7 +248,7 @@ def _table_unasked(document: Document, artifact: Artifact) -> str:
         return "a one-column table (a layout box around text, no row or column to name)"
     if len(rows) < 2:
         return "a table of one row: no header to name a value by"
-    if not _header_row(grid, artifact.facts):
+    if not _header_row(grid):
         return "its first row is data, not headers (no column can be named)"
     if any(PLACEHOLDER.search(cell) for cell in rows[0]):
         return "its headers are filler text (lorem ipsum): nothing worth asking"
