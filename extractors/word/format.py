@@ -201,8 +201,8 @@ class Paragraph:
 
 
 def read_paragraphs(index: BodyIndex, styles: Styles) -> list[Paragraph]:
-    """Body paragraphs (text boxes and deleted text left out) with their runs' formats."""
-    skip = frozenset({w("txbxContent"), w("del")})
+    """Body paragraphs (text boxes, deleted and moved-away text left out), with run formats."""
+    skip = frozenset({w("txbxContent"), w("del"), w("moveFrom")})  # moved-away text is gone
     out = []
     for node in index.of(w("p"), outside_textboxes=True):
         style = attr(node.find(f"{w('pPr')}/{w('pStyle')}"), "val")

@@ -149,7 +149,11 @@ def _table(document: Document, artifact: Artifact) -> list[Candidate]:
     grid = facts.get("grid") or facts.get("rows", [])
     if not _header_row(grid):  # a glossary's first entry is no header
         return []
-    cells = table_cells(grid, artifact.id)
+    cells = [  # a filler row or column ("Lorem ipsum") is nothing a reader looks up
+        cell
+        for cell in table_cells(grid, artifact.id)
+        if not PLACEHOLDER.search(f"{cell.row} {cell.column or ''}")
+    ]
     out = [table_cell_question(document, artifact, where, cell) for cell in cells]
     if not cells:  # no row labels a reader can name: the rows by their place
         out += _positional(document, artifact, where, grid)

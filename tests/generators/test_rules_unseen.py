@@ -288,6 +288,27 @@ def test_formatting_cut_inside_a_word_is_not_quoted(tmp_path: Path) -> None:
     assert not any("eduction" in text and "Reduction" not in text for text in subjects)
 
 
+def test_text_moved_away_by_a_tracked_change_is_not_quoted(tmp_path: Path) -> None:
+    made = docx.Document()
+    made.add_paragraph("Sample preparation follows the method of the pharmacopoeia.")
+    paragraph = made.add_paragraph()
+    moved = OxmlElement("w:moveFrom")
+    moved.set(qn("w:id"), "1")
+    moved.set(qn("w:author"), "Author")
+    run = OxmlElement("w:r")
+    properties = OxmlElement("w:rPr")
+    properties.append(OxmlElement("w:b"))
+    run.append(properties)
+    text = OxmlElement("w:t")
+    text.text = "Order of injectio"
+    run.append(text)
+    moved.append(run)
+    paragraph._p.append(moved)  # the paragraph's only text: moved away, nothing is left
+    made.add_paragraph("Inject the blank first, then the standards.")
+    asked = questions(saved(made, tmp_path, "moved.docx"), tmp_path)
+    assert not any("injectio" in c.question for c in asked)
+
+
 def test_a_list_paragraph_is_asked_with_both_indents_or_not_at_all(tmp_path: Path) -> None:
     made = docx.Document()
     left_only = made.add_paragraph("First step of the procedure for the valves", "List Number")
