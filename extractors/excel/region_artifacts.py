@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
@@ -16,6 +17,10 @@ from extractors.excel.sheet import (
 from extractors.excel.workbook import SheetInfo
 
 MAX_LOOKUPS = 4
+
+
+# Functions whose result changes on every recalculation.
+VOLATILE = re.compile(r"\b(NOW|TODAY|RAND|RANDBETWEEN|RANDARRAY)\s*\(", re.IGNORECASE)
 
 
 class RegionArtifacts(WorkbookState):
@@ -129,6 +134,8 @@ class RegionArtifacts(WorkbookState):
                     continue
                 if not cell.display.strip() or len(cell.display) > 60:
                     continue
+                if cell.formula and VOLATILE.search(cell.formula):
+                    continue  # =TODAY(), =NOW(): a reader sees today's value, not the cached one
                 if cell.display.strip() in header_texts or cell.display.strip() in labels.values():
                     break  # a header's or a row label's text: the row is not a data row
                 out.append(

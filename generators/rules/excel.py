@@ -600,6 +600,8 @@ def chart(document: Document, artifact: Artifact) -> list[Candidate]:
                 anchor=["Legend"],
             )
         )
+    if any(series.get("values_ref") for series in facts.get("series", [])[:1]):
+        return out  # its values are the cells': the cells state the highest and lowest too
     return out + chart_extremes(document, artifact, where)
 
 

@@ -5,7 +5,9 @@ target per question, metadata of converted files from the original, and regen th
 from __future__ import annotations
 
 import datetime
+import re
 import shutil
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -497,3 +499,34 @@ def test_tables_without_row_labels_are_asked_by_place_and_regen_says_why_others_
     memo = extracted(corpus / "word" / "memo.docx")
     empty = next(a for a in memo.artifacts if a.kind == "table" and a.id == "tbl-2")
     assert "every cell empty" in rules.unasked(memo, empty)
+
+
+def test_a_charts_extremes_are_not_asked_when_its_cells_state_them(
+    corpus: Path, tmp_path: Path
+) -> None:
+    asked = questions(corpus / "excel" / "xlsx_01.xlsx", tmp_path)
+    assert of_type(asked, "chart-title") and not of_type(asked, "chart-extreme")
+
+
+def test_a_cell_that_recalculates_today_is_not_asked_by_its_cached_value(tmp_path: Path) -> None:
+    book = Workbook()
+    sheet = book.active
+    for row in (
+        ["Task", "Owner", "Checked"],
+        ["Pumps", "Dana", "=TODAY()"],
+        ["Valves", "Lee", "=TODAY()"],
+        ["Filters", "Kim", "=TODAY()"],
+    ):
+        sheet.append(row)
+    path = saved(book, tmp_path, "today.xlsx")
+    with zipfile.ZipFile(path) as package:
+        parts = {name: package.read(name) for name in package.namelist()}
+    sheet_xml = parts["xl/worksheets/sheet1.xml"].decode()
+    parts["xl/worksheets/sheet1.xml"] = re.sub(  # the value Excel cached when it last saved
+        r"<f>TODAY\(\)</f><v\s*/?>(</v>)?", "<f>TODAY()</f><v>43831</v>", sheet_xml
+    ).encode()
+    with zipfile.ZipFile(path, "w") as package:
+        for name, data in parts.items():
+            package.writestr(name, data)
+    asked = of_type(questions(path, tmp_path), "cell-lookup")
+    assert asked and all(c.probe.value in ("Dana", "Lee", "Kim") for c in asked)
