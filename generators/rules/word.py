@@ -81,7 +81,11 @@ def _text(document: Document, artifact: Artifact) -> list[Candidate]:
         if numbers:
             return numbers[0], "number"
         # a word the next paragraphs (or any other part) repeat is stated elsewhere
-        words = [w for w in WORD.findall(sentence) if whole.count(w) == 1 and _once(everywhere, w)]
+        words = [
+            w
+            for w in WORD.findall(sentence)
+            if whole.count(w) == 1 and _once(everywhere, w) and not _forced(sentence, w)
+        ]
         return (max(words, key=len), "word") if words else None
 
     return [
@@ -96,6 +100,24 @@ def _text(document: Document, artifact: Artifact) -> list[Candidate]:
         )
         for blanked, span, noun in cloze(sentences, choose, limit=2, shortest=40)
     ]
+
+
+# Words a sentence's grammar or stock phrasing gives away when blanked: connectives and
+# hedges, whatever sentence they stand in.
+FORCED_WORDS = frozenset(
+    "however therefore although because between without through whether another several "
+    "example following including sometimes important whereas moreover furthermore "
+    "otherwise together anything everything something nothing available possible "
+    "different necessary particular consist consists contain contains provide provides".split()
+)
+
+
+def _forced(sentence: str, word: str) -> bool:
+    """True for a blank the sentence forces: its first word (a connective or a capitalised
+    opener), an adverb in -ly, or a connective or stock verb of FORCED_WORDS."""
+    lowered = word.lower()
+    first = sentence.lstrip("“\"'(").startswith(word)
+    return first or lowered.endswith("ly") or lowered in FORCED_WORDS
 
 
 def _once(text: str, word: str) -> bool:
@@ -211,6 +233,8 @@ def _positional(
     header, body = rows[0], rows[1 : 1 + MAX_POSITION]
     if any(PLACEHOLDER.search(name) for name in header):
         return []  # filler headers ("Lorem ipsum"): nothing worth asking
+    if not all(name.strip() for name in header):
+        return []  # a header over part of the columns (a second header row below): rows unclear
     named = [(i, name) for i, name in enumerate(header) if name and header.count(name) == 1]
     options = [
         (number, column, name, row[column])

@@ -159,6 +159,11 @@ def test_clozes_leave_filler_and_words_the_next_paragraph_repeats(tmp_path: Path
     asked = of_type(questions(saved(made, tmp_path, "cloze.docx"), tmp_path), "text-cloze-word")
     assert asked and all("Lorem" not in c.question for c in asked)
     assert all(c.probe.value != "breakwater" for c in asked)  # the next paragraph states it
+    forced = docx.Document()
+    forced.add_paragraph("Sometimes the inspectors exclusively examine the pumping gearboxes.")
+    again = questions(saved(forced, tmp_path, "forced.docx"), tmp_path)
+    blanks = {c.probe.value for c in of_type(again, "text-cloze-word")}
+    assert "inspectors" in blanks and not blanks & {"Sometimes", "exclusively"}
 
 
 # -- stated elsewhere in the file ----------------------------------------------------------
@@ -484,6 +489,24 @@ def test_a_formula_holding_an_error_value_is_not_a_broken_name(
 
 
 # -- regeneration ------------------------------------------------------------------------
+
+
+def test_a_table_whose_header_covers_part_of_its_columns_is_not_asked_by_row_place(
+    tmp_path: Path,
+) -> None:
+    made = docx.Document()
+    table = made.add_table(rows=4, cols=3)
+    grid = [
+        ("Year of Birth", "", ""),
+        ("", "Manager", "Nurse"),
+        ("1948", "2", "5"),
+        ("1963", "4", "7"),
+    ]
+    for row, cells in zip(table.rows, grid, strict=True):
+        for cell, text in zip(row.cells, cells, strict=True):
+            cell.text = text
+    asked = questions(saved(made, tmp_path, "partial.docx"), tmp_path)
+    assert not of_type(asked, "table-cell-position")
 
 
 def test_tables_without_row_labels_are_asked_by_place_and_regen_says_why_others_are_not(
