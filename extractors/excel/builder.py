@@ -62,7 +62,7 @@ class WorkbookBuilder(RegionArtifacts, FormulaArtifacts, DrawingArtifacts, NoteA
         self.defined_names()
         properties = metadata_artifacts(self.package, category="Other")
         self.document.artifacts.extend(properties)
-        original_properties(self.document)  # a converted .xls: the original's dates and people
+        original_properties(self.document, category="Other")  # a converted .xls: its dates
         self.document.body = "\n\n".join(self.body)
         hidden = sum(1 for sheet in sheets if sheet.state != "visible")
         self.document.size = size_metadata(

@@ -122,7 +122,7 @@ def legacy_properties(path: Path) -> dict[str, str] | None:
     return out
 
 
-def original_properties(document: Document) -> None:
+def original_properties(document: Document, category: str = "Metadata") -> None:
     """Properties of a converted legacy file as the original holds them: the conversion
     writes its own creation and modification times (different on every build) and its own
     author, so each converted property is replaced by the original's value, or left out
@@ -132,15 +132,38 @@ def original_properties(document: Document) -> None:
     original = legacy_properties(Path(document.source))
     if original is None:
         return
-    kept = []
+    kept, seen = [], set()
     for artifact in document.artifacts:
         facts = artifact.facts
         key = facts.get("key")
         if artifact.kind == "metadata" and facts.get("source") != "custom" and key in LEGACY_FIELDS:
+            seen.add(key)
             if key not in original:
                 continue
             value = original[key]
             artifact.facts = {**facts, "value": value, "converted_from": document.converted_from}
             artifact.text = f"Document property '{facts['label']}': {value}"
         kept.append(artifact)
+    for key, value in original.items():  # what the conversion left out (an empty author)
+        if key not in seen:
+            source = "app" if key in APP_LABELS else "core"
+            label = APP_LABELS.get(key) or CORE_LABELS[key]
+            kept.append(
+                Artifact(
+                    id=f"meta-{source}-{key}",
+                    category=category,
+                    kind="metadata",
+                    modality="element",
+                    locator=f"docProps/{source}.xml {key} (the original's)",
+                    text=f"Document property '{label}': {value}",
+                    facts={
+                        "source": source,
+                        "key": key,
+                        "label": label,
+                        "value": value,
+                        "converted_from": document.converted_from,
+                    },
+                    group="Document properties",
+                )
+            )
     document.artifacts = kept
