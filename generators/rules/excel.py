@@ -718,7 +718,32 @@ def comment(document: Document, artifact: Artifact) -> list[Candidate]:
                 anchor=[facts["ref"], "Comment"],
             )
         )
-    return out
+    return out + _commented_cell(document, artifact)
+
+
+def _commented_cell(document: Document, artifact: Artifact) -> list[Candidate]:
+    """The reverse look-up: which cell carries a comment, named by its text (three words or
+    more that no other comment of the workbook says)."""
+    facts = artifact.facts
+    text = " ".join(str(facts.get("text") or "").split())
+    said = [
+        " ".join(str(a.facts.get("text") or "").split())
+        for a in document.artifacts
+        if a.kind == "comment"
+    ]
+    if len(text.split()) < 3 or said.count(text) != 1 or len(text) > 160:
+        return []
+    return [
+        candidate(
+            document,
+            artifact,
+            "comment-cell",
+            f"Which cell on {_on(artifact)} carries the comment “{quote(text, 80)}”?",
+            [f"The comment is attached to cell {facts['ref']}."],
+            value=facts["ref"],
+            anchor=["Comment", text[:60]],
+        )
+    ]
 
 
 def hyperlink(document: Document, artifact: Artifact) -> list[Candidate]:

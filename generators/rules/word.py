@@ -342,7 +342,33 @@ def _comment(document: Document, artifact: Artifact) -> list[Candidate]:
                 anchor=["comment", text],
             )
         )
-    return out
+    return out + _commented_words(document, artifact, text)
+
+
+def _commented_words(document: Document, artifact: Artifact, text: str) -> list[Candidate]:
+    """The reverse look-up: which words a comment is attached to, the comment named by its
+    text (one comment says it, in three words or more, about a short passage)."""
+    anchor = " ".join(str(artifact.facts.get("anchor") or "").split())
+    texts = [
+        FIELD.sub("", str(a.facts.get("text", ""))).strip()
+        for a in document.artifacts
+        if a.kind == "comment"
+    ]
+    if not anchor or len(anchor) > 80 or len(text.split()) < 3 or texts.count(text) != 1:
+        return []
+    if names_itself(text, "comment") or _occurrences(document, anchor) > 1:
+        return []  # "This is a comment", or words that stand twice: which one would be ambiguous
+    return [
+        candidate(
+            document,
+            artifact,
+            "comment-anchor",
+            f"Which words of the document does the review comment “{quote(text, 80)}” refer to?",
+            [f"The comment is attached to “{anchor}”."],
+            value=anchor,
+            anchor=["comment", text],
+        )
+    ]
 
 
 def _reply(document: Document, artifact: Artifact) -> list[Candidate]:

@@ -558,3 +558,24 @@ def test_a_cell_that_recalculates_today_is_not_asked_by_its_cached_value(tmp_pat
             package.writestr(name, data)
     asked = of_type(questions(path, tmp_path), "cell-lookup")
     assert asked and all(c.probe.value in ("Dana", "Lee", "Kim") for c in asked)
+
+
+def test_a_comment_is_also_asked_in_reverse_where_its_text_is_one_of_a_kind(
+    tmp_path: Path,
+) -> None:
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Costs"
+    sheet["B4"].comment = Comment("Freight rate agreed with the carrier in May", "Kim")
+    sheet["B5"].comment = Comment("Check", "Lee")
+    asked = of_type(questions(saved(book, tmp_path, "reverse.xlsx"), tmp_path), "comment-cell")
+    assert [c.probe.value for c in asked] == ["B4"]  # "Check" names no cell a reader finds
+    made = docx.Document()
+    paragraph = made.add_paragraph("The pumping station needs ")
+    marked = paragraph.add_run("a new gearbox")
+    paragraph.add_run(" before the winter season starts.")
+    made.add_comment(marked, text="Quote from the supplier is still pending", author="Kim")
+    other = made.add_paragraph("Staff rota for the depot is attached below.")
+    made.add_comment(other.runs[0], text="This is a comment.", author="Lee")
+    words = of_type(questions(saved(made, tmp_path, "reverse.docx"), tmp_path), "comment-anchor")
+    assert [c.probe.value for c in words] == ["a new gearbox"]
