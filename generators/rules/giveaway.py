@@ -59,6 +59,13 @@ def names_itself(text: str, kind: str) -> bool:
         return False
     if PLACEHOLDER.search(plain):
         return True
+    kinds = "|".join(re.escape(word) for word in ELEMENT_WORDS.get(kind, (kind,)))
+    if re.match(
+        rf"^(this|here)\s+is\s+(a|an|the|my|another)?\s*(\w+\s+){{0,2}}({kinds})\b",
+        plain,
+        re.IGNORECASE,
+    ):
+        return True  # "This is an endnote at the end of the document."
     words = normalize(re.sub(r"(?<=[a-z])(?=\d)", " ", plain)).split()
     if len(words) > SELF_NAMING_WORDS or len(words) > SHORT and not ANNOUNCING.match(plain):
         return False

@@ -44,11 +44,19 @@ def repeated_property(document: Document, artifact: Artifact) -> bool:
     return bool(value) and _same(str(facts["value"]), value)
 
 
+MACHINE_VALUE = re.compile(r"^\s*(<[A-Za-z?!]|\{\s*\"|\[\s*\{)")
+
+
 def grounded_metadata(rule: Rule) -> Rule:
-    """The property rule, without the properties another one repeats."""
+    """The property rule, without the properties another one repeats and without values a
+    tool wrote for itself (XML or JSON in a custom property)."""
 
     def metadata(document: Document, artifact: Artifact) -> list:
-        return [] if repeated_property(document, artifact) else rule(document, artifact)
+        if repeated_property(document, artifact):
+            return []
+        if MACHINE_VALUE.match(str(artifact.facts.get("value") or "")):
+            return []
+        return rule(document, artifact)
 
     return metadata
 

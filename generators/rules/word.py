@@ -713,20 +713,34 @@ def _font_body(document: Document, artifact: Artifact) -> list[Candidate]:
     ]
 
 
+# Typefaces of Word's default templates: asked of a span, guessed without the file.
+DEFAULT_FACES = frozenset({"calibri", "times new roman", "aptos", "cambria", "arial"})
+# A table-of-contents line: its title, then the page number it points to ("1. Scope 4").
+TOC_ENTRY = re.compile(r"^\s*\d+(\.\d+)*\.?\s+\S.*\s\d{1,4}$")
+
+
 def _font_span(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     subject = quote(facts["subject"], 70)
-    if _ambiguous(document, artifact):
-        return []
+    toc = str(facts.get("style") or "").lower().startswith("toc")
+    if _ambiguous(document, artifact) or toc or TOC_ENTRY.search(facts["subject"]):
+        return []  # a table-of-contents line is set by its TOC style, not by the author
+    text = f"the text “{subject}”"
+    if _occurrences(document, facts["subject"]) > 1:  # the words stand elsewhere, set otherwise
+        if not _begins_one(document, facts.get("paragraph", "")):
+            return []
+        text += f" in the paragraph beginning “{quote(facts.get('paragraph', ''), 60)}”"
     differs = facts.get("differs", [])
     if "font" in differs and facts.get("font"):
-        question, value = f"Which typeface is the text “{subject}” set in?", facts["font"]
+        if str(facts["font"]).lower() in DEFAULT_FACES:
+            return []  # the typeface a reader guesses for any text of a Word file
+        question, value = f"Which typeface is {text} set in?", facts["font"]
         answer = f"The text “{subject}” is set in {value}."
     elif "color" in differs and facts.get("color"):
-        question, value = f"What font colour (hex) is the text “{subject}”?", f"#{facts['color']}"
+        question, value = f"What font colour (hex) is {text}?", f"#{facts['color']}"
         answer = f"The text “{subject}” is coloured {value}."
     elif "size_pt" in differs and facts.get("size_pt"):
-        question, value = f"What font size is the text “{subject}”?", f"{facts['size_pt']:g} pt"
+        question, value = f"What font size is {text}?", f"{facts['size_pt']:g} pt"
         answer = f"The text “{subject}” is {value}."
     else:
         styles = [s for s in ("bold", "italic") if facts.get(s)]
@@ -735,7 +749,7 @@ def _font_span(document: Document, artifact: Artifact) -> list[Candidate]:
         if not styles:
             return []
         value = " and ".join(styles)
-        question = f"Which emphasis (bold, italic, underline) is applied to the text “{subject}”?"
+        question = f"Which emphasis (bold, italic, underline) is applied to {text}?"
         answer = f"The text “{subject}” is {value}."
     if value.casefold() in subject.casefold():
         return []

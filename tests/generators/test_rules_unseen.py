@@ -579,3 +579,37 @@ def test_a_comment_is_also_asked_in_reverse_where_its_text_is_one_of_a_kind(
     made.add_comment(other.runs[0], text="This is a comment.", author="Lee")
     words = of_type(questions(saved(made, tmp_path, "reverse.docx"), tmp_path), "comment-anchor")
     assert [c.probe.value for c in words] == ["a new gearbox"]
+
+
+def test_a_span_whose_words_stand_elsewhere_is_asked_with_its_paragraph(tmp_path: Path) -> None:
+    made = docx.Document()
+    made.add_paragraph("The depot opens at six and the yard closes at ten.")
+    paragraph = made.add_paragraph("Drivers report to ")
+    paragraph.add_run("The").bold = True
+    paragraph.add_run(" gatehouse before every shift starts, without exception.")
+    own = made.add_paragraph("Loading bays are assigned by the ")
+    own.add_run("yard supervisor on duty").italic = True
+    own.add_run(" each morning.")
+    toc = made.add_paragraph()
+    toc.add_run("2.1 Safety rules of the depot 14").italic = True
+    spans = of_type(questions(saved(made, tmp_path, "spans.docx"), tmp_path), "font-span")
+    asked = {c.probe.anchor[0]: c.question for c in spans}
+    assert "paragraph beginning “Drivers report to" in asked["The"]
+    assert "paragraph beginning" not in asked["yard supervisor on duty"]
+    assert "2.1 Safety rules of the depot 14" not in asked  # a table-of-contents line
+
+
+def test_a_span_in_a_default_typeface_and_machine_written_properties_are_not_asked(
+    tmp_path: Path,
+) -> None:
+    made = docx.Document()
+    made.styles["Normal"].font.name = "Georgia"
+    paragraph = made.add_paragraph("Service levels are reviewed by the ")
+    paragraph.add_run("regional operations board").font.name = "Calibri"
+    paragraph.add_run(" and by the ")
+    paragraph.add_run("works council").font.name = "Garamond"
+    paragraph.add_run(" every spring.")
+    asked = of_type(questions(saved(made, tmp_path, "faces.docx"), tmp_path), "font-span")
+    assert [c.probe.value for c in asked] == ["Garamond"]
+    assert giveaway.names_itself("This is an endnote at the end of the document.", "endnote")
+    assert rules.restated.MACHINE_VALUE.match('<Settings><Formatting Value="null" /></Settings>')
