@@ -740,7 +740,7 @@ def _commented_cell(document: Document, artifact: Artifact) -> list[Candidate]:
             "comment-cell",
             f"Which cell on {_on(artifact)} carries the comment “{quote(text, 80)}”?",
             [f"The comment is attached to cell {facts['ref']}."],
-            value=facts["ref"],
+            value=artifact.locator,  # "Costs!B4", as the view writes it: long enough to test
             anchor=["Comment", text[:60]],
         )
     ]
