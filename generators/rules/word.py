@@ -731,12 +731,12 @@ def _font_span(document: Document, artifact: Artifact) -> list[Candidate]:
             return []
         text += f" in the paragraph beginning “{quote(facts.get('paragraph', ''), 60)}”"
     differs = facts.get("differs", [])
-    if "font" in differs and facts.get("font"):
-        if str(facts["font"]).lower() in DEFAULT_FACES:
-            return []  # the typeface a reader guesses for any text of a Word file
+    # The first property a reader cannot guess: a default typeface or plain black is skipped
+    # for the next one that differs from the paragraph.
+    if "font" in differs and facts.get("font") and str(facts["font"]).lower() not in DEFAULT_FACES:
         question, value = f"Which typeface is {text} set in?", facts["font"]
         answer = f"The text “{subject}” is set in {value}."
-    elif "color" in differs and facts.get("color"):
+    elif "color" in differs and facts.get("color") and str(facts["color"]).upper() != "000000":
         question, value = f"What font colour (hex) is {text}?", f"#{facts['color']}"
         answer = f"The text “{subject}” is coloured {value}."
     elif "size_pt" in differs and facts.get("size_pt"):
