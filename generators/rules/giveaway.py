@@ -24,7 +24,7 @@ ELEMENT_WORDS = {
     "footnote": ("footnote", "note", "fußnote"),
     "endnote": ("endnote", "note"),
     "comment": ("comment", "kommentar", "commentaire", "note"),
-    "textbox": ("textbox", "text box", "box", "textfeld"),
+    "textbox": ("textbox", "text box", "box", "textfeld", "textframe", "text frame", "frame"),
     "hyperlink": ("hyperlink", "link"),
     "cell": ("cell", "zelle", "cellule"),
     "shape": ("shape", "form"),

@@ -751,8 +751,11 @@ def _font_span(document: Document, artifact: Artifact) -> list[Candidate]:
         value = " and ".join(styles)
         question = f"Which emphasis (bold, italic, underline) is applied to {text}?"
         answer = f"The text “{subject}” is {value}."
-    if value.casefold() in subject.casefold():
-        return []
+    told = {"bold", "italic", "underline"} & set(
+        value.casefold().replace("underlined", "underline").split()
+    )
+    if value.casefold() in subject.casefold() or any(w in subject.casefold() for w in told):
+        return []  # the text states its own formatting ("italic and bold hyperlink")
     return [
         candidate(
             document,

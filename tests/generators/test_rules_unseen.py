@@ -614,3 +614,16 @@ def test_a_span_in_a_default_typeface_and_machine_written_properties_are_not_ask
     assert [c.probe.value for c in asked] == ["Garamond"]
     assert giveaway.names_itself("This is an endnote at the end of the document.", "endnote")
     assert rules.restated.MACHINE_VALUE.match('<Settings><Formatting Value="null" /></Settings>')
+
+
+def test_text_that_states_its_own_formatting_or_kind_is_not_asked(tmp_path: Path) -> None:
+    made = docx.Document()
+    paragraph = made.add_paragraph("Links in this guide look like the ")
+    run = paragraph.add_run("italic and bold hyperlink")
+    run.bold = run.italic = True
+    paragraph.add_run(" shown here, and ")
+    paragraph.add_run("station names").bold = True
+    paragraph.add_run(" stand out in the timetable.")
+    asked = of_type(questions(saved(made, tmp_path, "own.docx"), tmp_path), "font-span")
+    assert [c.probe.anchor[0] for c in asked] == ["station names"]
+    assert giveaway.names_itself("TextFrame Story", "textbox")
