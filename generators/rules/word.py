@@ -30,6 +30,14 @@ from generators.rules.giveaway import PLACEHOLDER, link_names_target, names_itse
 from generators.rules.restated import grounded_metadata, one_comment_author
 
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
+# A contents list's own heading: the text after it is not "in" that section.
+CONTENTS_HEADING = re.compile(
+    r"^\s*(table of contents|contents|inhaltsverzeichnis|sommaire|table des matières|índice)\s*$",
+    re.IGNORECASE,
+)
+ADDRESS = re.compile(r"://|\bwww\.|@\w+\.")
+# A cell or label that only says where it is ("Row 2 Col 3", "R1C2"): read, it names itself.
+CELL_STAND_IN = re.compile(r"^(row|r)\s*\d+\s*[,/-]?\s*(col|column|c)\s*\d+$", re.IGNORECASE)
 NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*\d(?![\w])|(?<![\w.])\d{2,}(?![\w])")
 
 
@@ -68,6 +76,8 @@ def _text(document: Document, artifact: Artifact) -> list[Candidate]:
     """Clozes from real sentences of a text chunk: a number when the sentence has one,
     else a long word the chunk uses only once."""
     heading = artifact.facts.get("heading") or ""
+    if CONTENTS_HEADING.match(heading):
+        heading = ""  # body text after a contents list whose entries are no headings
     where = f"In the section “{quote(heading, 60)}”" if heading else "In the document"
     paragraphs = [p for p in _plain_paragraphs(artifact.text) if "|" not in p]
     whole = " ".join(paragraphs)
@@ -75,8 +85,12 @@ def _text(document: Document, artifact: Artifact) -> list[Candidate]:
     sentences = (sentence for paragraph in paragraphs for sentence in SENTENCE.split(paragraph))
 
     def choose(sentence: str) -> tuple[str, str] | None:
-        if everywhere.count(sentence) > 1 or PLACEHOLDER.search(sentence):
-            return None  # the same sentence twice (the blank is ambiguous), or template filler
+        if (
+            everywhere.count(sentence) > 1
+            or PLACEHOLDER.search(sentence)
+            or ADDRESS.search(sentence)
+        ):
+            return None  # the same sentence twice (the blank is ambiguous), filler, or a URL
         numbers = [n for n in NUMBER.findall(sentence) if n not in heading]
         if numbers:
             return numbers[0], "number"
@@ -175,6 +189,7 @@ def _table(document: Document, artifact: Artifact) -> list[Candidate]:
         cell
         for cell in table_cells(grid, artifact.id)
         if not PLACEHOLDER.search(f"{cell.row} {cell.column or ''}")
+        and not any(CELL_STAND_IN.match(v.strip()) for v in (cell.row, cell.value))
     ]
     out = [table_cell_question(document, artifact, where, cell) for cell in cells]
     if not cells:  # no row labels a reader can name: the rows by their place
@@ -244,6 +259,8 @@ def _positional(
         and row[column].strip()
         and row[column] not in header
         and len(row[column]) <= 120
+        and not CELL_STAND_IN.match(row[column].strip())
+        and not CELL_STAND_IN.match(name.strip())
     ]
     out = []
     for _ in range(min(cap(2), len(options))):
@@ -719,6 +736,14 @@ DEFAULT_FACES = frozenset({"calibri", "times new roman", "aptos", "cambria", "ar
 TOC_ENTRY = re.compile(r"^\s*\d+(\.\d+)*\.?\s+\S.*\s\d{1,4}$")
 
 
+def _near_black(colour: str) -> bool:
+    """True for black or a colour a reader cannot tell from it (#00000A)."""
+    try:
+        return all(int(colour[i : i + 2], 16) < 0x20 for i in (0, 2, 4))
+    except ValueError:
+        return False
+
+
 def _font_span(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     subject = quote(facts["subject"], 70)
@@ -736,7 +761,7 @@ def _font_span(document: Document, artifact: Artifact) -> list[Candidate]:
     if "font" in differs and facts.get("font") and str(facts["font"]).lower() not in DEFAULT_FACES:
         question, value = f"Which typeface is {text} set in?", facts["font"]
         answer = f"The text “{subject}” is set in {value}."
-    elif "color" in differs and facts.get("color") and str(facts["color"]).upper() != "000000":
+    elif "color" in differs and facts.get("color") and not _near_black(str(facts["color"])):
         question, value = f"What font colour (hex) is {text}?", f"#{facts['color']}"
         answer = f"The text “{subject}” is coloured {value}."
     elif "size_pt" in differs and facts.get("size_pt"):
@@ -948,8 +973,8 @@ USUAL_FIRST_LINE = "indented 0.50 in (first-line)"
 def _layout_paragraph(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     subject = quote(facts["subject"], 70)
-    if _ambiguous(document, artifact):
-        return []
+    if _ambiguous(document, artifact) or TOC_ENTRY.search(facts["subject"]):
+        return []  # a table-of-contents line is laid out by its TOC style
     indents = [
         facts[k] for k in ("indent_left", "indent_first-line", "indent_hanging") if k in facts
     ]

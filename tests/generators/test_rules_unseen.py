@@ -627,3 +627,30 @@ def test_text_that_states_its_own_formatting_or_kind_is_not_asked(tmp_path: Path
     asked = of_type(questions(saved(made, tmp_path, "own.docx"), tmp_path), "font-span")
     assert [c.probe.anchor[0] for c in asked] == ["station names"]
     assert giveaway.names_itself("TextFrame Story", "textbox")
+
+
+def test_stand_in_cells_addresses_contents_lines_and_near_black_are_not_asked(
+    tmp_path: Path,
+) -> None:
+    made = docx.Document()
+    made.add_heading("Contents", level=1)
+    made.add_paragraph("2.1 Safety rules of the depot 14").paragraph_format.left_indent = Inches(
+        0.25
+    )
+    made.add_paragraph(
+        "The complete specification is published at https://standards.example.org/pumps today."
+    )
+    paragraph = made.add_paragraph("Valves are serviced by the ")
+    dark = paragraph.add_run("maintenance contractor")
+    dark.font.color.rgb = docx.shared.RGBColor(0, 0, 0x0A)
+    paragraph.add_run(" twice a year, in spring and in autumn.")
+    table = made.add_table(rows=3, cols=3)
+    for r, row in enumerate(table.rows, start=1):
+        for c, cell in enumerate(row.cells, start=1):
+            cell.text = f"Row {r} Col {c}"
+    asked = questions(saved(made, tmp_path, "stand-ins.docx"), tmp_path)
+    assert not [c for c in asked if c.category == "Table"]
+    assert not of_type(asked, "layout-indent")
+    clozes = [c for c in asked if c.question_type.startswith("text-cloze")]
+    assert not [c for c in clozes if "standards" in c.question or "“Contents”" in c.question]
+    assert not [c for c in asked if c.probe.value == "#00000A"]
