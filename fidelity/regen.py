@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from fidelity import coverage
@@ -43,6 +43,8 @@ WIDEN = 50
 MODEL_BUDGET_SCALE = 2
 
 Generate = Callable[[Document], list[Candidate]]
+# Unused artifacts named per reason when a cell stays short.
+EXAMPLES = 3
 
 
 @dataclass
@@ -56,6 +58,8 @@ class CellReport:
     before: int
     after: int
     drawn: int
+    # Why the cell's unused artifacts give nothing more: reason -> "file#artifact" examples.
+    unusable: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -132,6 +136,23 @@ class Pool:
         ranked.sort(key=lambda item: item[0])
         return [(document, candidate) for _, document, candidate in ranked]
 
+    def unusable(self, app: str, category: str, bucket: str | None) -> dict[str, list[str]]:
+        """The cell's artifacts no stored candidate asks about, grouped by why the rules
+        give nothing for them ("a one-column table…"), each with "file#artifact" examples."""
+        used = {(item.file_sha, item.artifact_id) for item, *_ in self.store.candidates()}
+        reasons: dict[str, list[str]] = defaultdict(list)
+        for document in self.documents:
+            if document.app != app:
+                continue
+            if bucket and (document.size.get("bucket") or coverage.NO_BUCKET) != bucket:
+                continue
+            for artifact in document.artifacts:
+                if artifact.category != category or (document.sha256, artifact.id) in used:
+                    continue
+                name = Path(document.source).name
+                reasons[rules.unasked(document, artifact)].append(f"{name}#{artifact.id}")
+        return dict(reasons)
+
 
 def _tally(
     store: RunStore, config: Config, app: str, category: str, bucket: str | None
@@ -164,7 +185,8 @@ def fill(
                 drawn += store_outcomes(store, outcomes, store.next_seq(document.sha256))
         run_dedup(store, config)
         kept = _tally(store, config, *slot).kept
-    return CellReport(app, category, bucket, target, before, kept, drawn)
+    unusable = pool.unusable(app, category, bucket) if kept < target else {}
+    return CellReport(app, category, bucket, target, before, kept, drawn, unusable)
 
 
 def select_cells(app: str | None, category: str | None) -> list[tuple[str, str]]:
@@ -244,4 +266,7 @@ def describe(reports: list[CellReport]) -> str:
         lines.append("The corpus has nothing more to ask for these cells; add documents with:")
         for report in missing:
             lines.append(f"  {report.label}: {report.target - report.after} more questions needed")
+            for reason, where in sorted(report.unusable.items(), key=lambda item: -len(item[1])):
+                shown = ", ".join(where[:EXAMPLES]) + (", …" if len(where) > EXAMPLES else "")
+                lines.append(f"    {len(where)} unused: {reason} ({shown})")
     return "\n".join(lines)

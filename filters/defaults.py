@@ -57,9 +57,12 @@ SAMPLE_CHART_SERIES: tuple[tuple[float, ...], ...] = (
 )
 SAMPLE_CHART_NAME = re.compile(r"^(series|category)\s*\d+$")
 
-# Names Office or add-ins keep for themselves, and references that broke.
+# Names Office or add-ins keep for themselves, and references that broke (a name or a
+# reference to a deleted range, "Sheet1!#REF!"; an error value a formula holds on purpose,
+# "=ERROR.TYPE(#REF!)", "=#REF!*3", is a formula like any other).
 SYSTEM_NAME = re.compile(
-    r"_xlnm\.|\bZ_[0-9A-F_]{8,}_?\.wvu\.|__123Graph|#REF!|_FilterDatabase", re.IGNORECASE
+    r"_xlnm\.|\bZ_[0-9A-F_]{8,}_?[._]wvu[._]|__123Graph|[\w'\]]!#REF!|^#REF!$|_FilterDatabase",
+    re.IGNORECASE,
 )
 # Identifiers nobody reads: GUIDs, long hex strings, build and version numbers.
 GUID = re.compile(r"\b[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}\b", re.I)

@@ -23,7 +23,7 @@ from extractors.excel.sheet import (
     read_sheet,
 )
 from extractors.excel.workbook import SheetInfo
-from extractors.ooxml.props import metadata_artifacts
+from extractors.ooxml.props import metadata_artifacts, original_properties
 from fidelity.core.document import Artifact
 from fidelity.core.sizes import size_metadata
 from fidelity.core.xmlsafe import Package, UnsafePackage
@@ -62,6 +62,7 @@ class WorkbookBuilder(RegionArtifacts, FormulaArtifacts, DrawingArtifacts, NoteA
         self.defined_names()
         properties = metadata_artifacts(self.package, category="Other")
         self.document.artifacts.extend(properties)
+        original_properties(self.document, category="Other")  # a converted .xls: its dates
         self.document.body = "\n\n".join(self.body)
         hidden = sum(1 for sheet in sheets if sheet.state != "visible")
         self.document.size = size_metadata(

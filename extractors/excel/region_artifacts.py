@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
@@ -16,6 +17,10 @@ from extractors.excel.sheet import (
 from extractors.excel.workbook import SheetInfo
 
 MAX_LOOKUPS = 4
+
+
+# Functions whose result changes on every recalculation.
+VOLATILE = re.compile(r"\b(NOW|TODAY|RAND|RANDBETWEEN|RANDARRAY)\s*\(", re.IGNORECASE)
 
 
 class RegionArtifacts(WorkbookState):
@@ -100,8 +105,17 @@ class RegionArtifacts(WorkbookState):
             cell = data.cells.get((row, left))
             if cell is not None and isinstance(cell.value, str) and cell.display.strip():
                 labels[row] = cell.display.strip()
+        # Header texts never answer a lookup: a header row repeated down the range (its
+        # label is a header) or a label column further left read as values.
+        header_texts = {
+            cell.display.strip()
+            for col in range(left, right + 1)
+            if (cell := data.cells.get((header, col))) is not None and cell.display.strip()
+        }
         label_counts = Counter(labels.values())
-        unique_labels = {r: t for r, t in labels.items() if label_counts[t] == 1}
+        unique_labels = {
+            r: t for r, t in labels.items() if label_counts[t] == 1 and t not in header_texts
+        }
         # A header merged over several columns names none of them alone (ask no lookup there).
         spanned = {
             (header, col)
@@ -120,6 +134,10 @@ class RegionArtifacts(WorkbookState):
                     continue
                 if not cell.display.strip() or len(cell.display) > 60:
                     continue
+                if cell.formula and VOLATILE.search(cell.formula):
+                    continue  # =TODAY(), =NOW(): a reader sees today's value, not the cached one
+                if cell.display.strip() in header_texts or cell.display.strip() in labels.values():
+                    break  # a header's or a row label's text: the row is not a data row
                 out.append(
                     {
                         "cell": cell.ref,

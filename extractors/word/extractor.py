@@ -14,7 +14,7 @@ from extractors.artifacts import ArtifactMaker
 from extractors.base import ApplicationExtractor, ExtractContext, ExtractionError, Source
 from extractors.media import MediaWriter
 from extractors.ooxml.chart import chart_text, parse_chart
-from extractors.ooxml.props import metadata_artifacts, properties
+from extractors.ooxml.props import metadata_artifacts, original_properties, properties
 from extractors.word.body import NoteRef, convert
 from extractors.word.format import (
     Styles,
@@ -62,6 +62,7 @@ class WordExtractor(ApplicationExtractor):
         document.body = body.body
         document.artifacts = body.artifacts + found.boxes + links + found.parts
         document.size = size_metadata("word", found.pages, "docProps/app.xml")
+        original_properties(document)  # a converted .doc: the original's dates and people
         return document
 
 
@@ -101,7 +102,7 @@ def _read_package(
     paragraphs = read_paragraphs(index, styles)
     parts += font_artifacts(paragraphs, styles, ids)
     parts += mark_artifacts(paragraphs, ids)
-    parts += layout_artifacts(index, paragraphs, ids)
+    parts += layout_artifacts(index, paragraphs, ids, styles)
     parts += metadata_artifacts(package)
     return PackageParts(boxes, box_paragraphs, notes, parts, _declared_pages(package))
 

@@ -93,6 +93,19 @@ class Styles:
                 styles.paragraph_default = style_id
         return styles
 
+    def numbered(self, style_id: str | None) -> bool:
+        """True when the paragraph style (or a style it is based on) makes a list item."""
+        seen: set[str] = set()
+        while style_id and style_id not in seen:
+            seen.add(style_id)
+            style = self.styles.get(style_id)
+            if style is None:
+                return False
+            if style.find(f"{w('pPr')}/{w('numPr')}") is not None:
+                return True
+            style_id = attr(style.find(w("basedOn")), "val")
+        return False
+
     def name(self, style_id: str | None) -> str:
         style = self.styles.get(style_id or "")
         name = style.find(w("name")) if style is not None else None
@@ -188,8 +201,8 @@ class Paragraph:
 
 
 def read_paragraphs(index: BodyIndex, styles: Styles) -> list[Paragraph]:
-    """Body paragraphs (text boxes and deleted text left out) with their runs' formats."""
-    skip = frozenset({w("txbxContent"), w("del")})
+    """Body paragraphs (text boxes, deleted and moved-away text left out), with run formats."""
+    skip = frozenset({w("txbxContent"), w("del"), w("moveFrom")})  # moved-away text is gone
     out = []
     for node in index.of(w("p"), outside_textboxes=True):
         style = attr(node.find(f"{w('pPr')}/{w('pStyle')}"), "val")
@@ -218,14 +231,30 @@ def _is_heading(style_name: str) -> bool:
 
 
 def _spans(paragraph: Paragraph, key: Callable[[RunFormat], object]) -> list[tuple[str, RunFormat]]:
-    """Adjacent runs sharing the same `key(format)` merged into (text, format) spans."""
+    """Adjacent runs sharing the same `key(format)` merged into (text, format) spans.
+
+    A span that starts or ends inside a word ("eduction scenario" after a larger "R") is
+    left out: quoted, it names words the document does not have.
+    """
     spans: list[tuple[str, RunFormat]] = []
     for text, fmt in paragraph.runs:
         if spans and key(spans[-1][1]) == key(fmt):
             spans[-1] = (spans[-1][0] + text, spans[-1][1])
         else:
             spans.append((text, fmt))
-    return [(" ".join(text.split()), fmt) for text, fmt in spans if text.strip()]
+    out = []
+    for number, (text, fmt) in enumerate(spans):
+        before = spans[number - 1][0][-1:] if number else ""
+        after = spans[number + 1][0][:1] if number + 1 < len(spans) else ""
+        cut = _joined(before, text[:1]) or _joined(text[-1:], after)
+        if text.strip() and not cut:
+            out.append((" ".join(text.split()), fmt))
+    return out
+
+
+def _joined(left: str, right: str) -> bool:
+    """True when two characters either side of a run boundary belong to one word."""
+    return left.isalnum() and right.isalnum()
 
 
 def font_artifacts(paragraphs: list[Paragraph], styles: Styles, ids: IdMaker) -> list[Artifact]:
@@ -352,7 +381,9 @@ def mark_artifacts(paragraphs: list[Paragraph], ids: IdMaker) -> list[Artifact]:
     return artifacts
 
 
-def layout_artifacts(index: BodyIndex, paragraphs: list[Paragraph], ids: IdMaker) -> list[Artifact]:
+def layout_artifacts(
+    index: BodyIndex, paragraphs: list[Paragraph], ids: IdMaker, styles: Styles | None = None
+) -> list[Artifact]:
     artifacts = _section_layouts(index)
     count = 0
     for paragraph in paragraphs:
@@ -364,7 +395,9 @@ def layout_artifacts(index: BodyIndex, paragraphs: list[Paragraph], ids: IdMaker
         text = short(paragraph.text)
         if len(text.split()) < 2 or paragraph.in_table:
             continue
-        statements = _paragraph_layout(ppr)
+        style_id = attr(ppr.find(w("pStyle")), "val")
+        listed = ppr.find(w("numPr")) is not None or bool(styles and styles.numbered(style_id))
+        statements = _paragraph_layout(ppr, listed)
         if not statements:
             continue
         count += 1
@@ -383,7 +416,9 @@ def layout_artifacts(index: BodyIndex, paragraphs: list[Paragraph], ids: IdMaker
     return artifacts
 
 
-def _paragraph_layout(ppr: etree._Element) -> dict[str, str]:
+def _paragraph_layout(ppr: etree._Element, listed: bool = False) -> dict[str, str]:
+    """Alignment, indents and line spacing the paragraph sets itself; a list item's indents
+    only when it sets the hanging indent too (else the list level adds one the answer lacks)."""
     out: dict[str, str] = {}
     jc = attr(ppr.find(w("jc")), "val")
     if jc in ALIGN_WORDS:
@@ -395,10 +430,13 @@ def _paragraph_layout(ppr: etree._Element) -> dict[str, str]:
             if value and value.lstrip("-").isdigit() and int(value) >= 180:
                 out[f"indent_{label}"] = f"indented {int(value) / TWIPS_PER_INCH:.2f} in ({label})"
         hanging = attr(ind, "hanging")
-        if hanging and hanging.isdigit() and int(hanging) >= 180 and ppr.find(w("numPr")) is None:
+        if hanging and hanging.isdigit() and int(hanging) >= 180:
             out["indent_hanging"] = (
                 f"set with a {int(hanging) / TWIPS_PER_INCH:.2f} in hanging indent"
             )
+        if listed and "indent_hanging" not in out:
+            for key in ("indent_left", "indent_first-line"):  # the list level adds its own
+                out.pop(key, None)  # hanging indent: the answer would miss one of the two
     spacing = ppr.find(w("spacing"))
     if spacing is not None:
         line, rule = attr(spacing, "line"), attr(spacing, "lineRule") or "auto"

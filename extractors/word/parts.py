@@ -236,6 +236,7 @@ def headers_footers(
                     "type": which,
                     "sections": sections_list,
                     "section_count": len(sections),
+                    "title_page": bool(entry.get("title_page")),
                     "part": part,
                 },
                 group="Headers and footers",

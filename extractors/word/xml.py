@@ -51,10 +51,11 @@ def text_of(element: etree._Element, skip: frozenset[str] = frozenset()) -> str:
     out: list[str] = []
     field_depth = 0
     hidden_result = False
+    simple: list[etree._Element] = []  # fldSimple fields shown by name: their cached result
     for node in walk(element, skip):
         tag = node.tag
         if tag == w("t"):
-            if not hidden_result:
+            if not hidden_result and not _inside(node, simple):
                 out.append(node.text or "")
         elif tag == w("tab"):
             out.append("\t")
@@ -76,9 +77,16 @@ def text_of(element: etree._Element, skip: frozenset[str] = frozenset()) -> str:
             name = (attr(node, "instr") or "").strip().split(" ")[0].upper()
             if name in FIELD_NAMES:
                 out.append("{" + name + "}")
+                simple.append(node)
         elif tag == w("p") and out and not out[-1].endswith("\n"):
             out.append("\n")
     return "".join(out)
+
+
+def _inside(node: etree._Element, fields: list[etree._Element]) -> bool:
+    """True when the node sits in one of the fields (a date field's cached date, which a
+    reader never sees: Word shows the date of the day)."""
+    return bool(fields) and any(ancestor in fields for ancestor in node.iterancestors())
 
 
 def paragraphs_text(element: etree._Element, skip: frozenset[str] = frozenset()) -> list[str]:

@@ -7,7 +7,7 @@ import importlib
 import re
 
 from fidelity.core.apps import APPLICATIONS
-from fidelity.core.document import Candidate, Document
+from fidelity.core.document import Artifact, Candidate, Document
 from generators.rules.common import Rule, cap, widened
 
 # At most this many candidates of one question type per document (a workbook with 400
@@ -34,7 +34,34 @@ def generate(document: Document, widen: int = 1) -> list[Candidate]:
                 if item.id not in seen and _readable(item.probe.value):
                     seen.add(item.id)
                     out.append(item)
-        return _sample_per_type(out, cap(PER_TYPE))
+        return _sample_per_type(_asked_once(out), cap(PER_TYPE))
+
+
+def unasked(document: Document, artifact: Artifact) -> str:
+    """Why the rules draft no question about an artifact, as a curator reads it: the
+    application's own reason when its module gives one (`UNASKED`, by kind), else what is
+    known in general."""
+    module = importlib.import_module(APPLICATIONS[document.app].rules)
+    if artifact.kind not in module.RULES:
+        return f"no rule asks about a {artifact.kind}"
+    explain = getattr(module, "UNASKED", {}).get(artifact.kind)
+    reason = explain(document, artifact) if explain else ""
+    return reason or f"the {artifact.kind} rule finds nothing it can ask unambiguously"
+
+
+def _asked_once(candidates: list[Candidate]) -> list[Candidate]:
+    """One candidate per question text: the same question twice with the same answer is
+    kept once; with different answers (two elements the wording cannot tell apart) it is
+    not asked at all."""
+    answers: dict[str, set[tuple[str, ...]]] = {}
+    for item in candidates:
+        answers.setdefault(item.question, set()).add(tuple(item.answer))
+    out, seen = [], set()
+    for item in candidates:
+        if len(answers[item.question]) == 1 and item.question not in seen:
+            seen.add(item.question)
+            out.append(item)
+    return out
 
 
 _MARKERS = re.compile(r"\[(?:picture|image)[^\]]*\]", re.IGNORECASE)

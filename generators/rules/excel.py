@@ -22,6 +22,8 @@ from generators.rules.common import (
     metadata_rule,
     sample_data,
 )
+from generators.rules.giveaway import default_sheet_name, link_names_target, reads_its_address
+from generators.rules.restated import grounded_metadata, one_comment_author
 
 ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}
 DISPLAYED_GEOMETRIES = frozenset(PRESET_NAMES.values()) | {"freeform"}
@@ -49,7 +51,12 @@ ICON_SETS = {
     "5Boxes": "5 Boxes",
 }
 # Defined names Excel writes for itself (print areas, filters, custom views): not a reader's.
-SYSTEM_NAME = re.compile(r"^_xlnm\.|^Z_[0-9A-F_]+_\.wvu\.|^_|^__123Graph", re.I)
+SYSTEM_NAME = re.compile(
+    r"^_xlnm\.|^Z_[0-9A-F_-]+_?[._]?wvu[._]|^_|^__123Graph"
+    r"|^(Print_Area|Print_Titles|Criteria|Extract|Database|Consolidate_Area|Sheet_Title"
+    r"|Auto_(Open|Close|Activate|Deactivate)|FilterDatabase|OLE_LINK\d+|ExternalData_\d+)$",
+    re.I,
+)
 
 
 def _unique(document: Document, artifact: Artifact, value: str, values) -> bool:
@@ -107,18 +114,25 @@ def sheet(document: Document, artifact: Artifact) -> list[Candidate]:
                 notes=[] if single else [f"list answer: all {len(hidden)} hidden sheets"],
             )
         )
-    position, count = facts["position"], facts["count"]
-    if count >= 2 and position in ORDINALS:
+    # A reader counts the tabs they see: hidden sheets take no place in the order, and a
+    # default name ("Sheet3", "Tabelle3") at its own place is guessed, not read.
+    visible = [a for a in document.artifacts if a.kind == "sheet" and a.facts["state"] == "visible"]
+    position = 1 + visible.index(artifact) if artifact in visible else 0
+    count = len(visible)
+    if count >= 2 and position in ORDINALS and not default_sheet_name(name):
         out.append(
             candidate(
                 document,
                 artifact,
                 "sheet-order",
                 f"What is the name of the {ORDINALS[position]} sheet (in tab order) "
-                "of this workbook?",
+                + ("of this workbook?" if count == facts["count"] else "among the visible tabs?"),
                 [f"The {ORDINALS[position]} sheet is named '{name}'."],
                 value=name,
-                anchor=[f"Sheet {position} of {count}"],
+                anchor=[f"Sheet {facts['position']} of {facts['count']}"],
+                notes=[]
+                if count == facts["count"]
+                else [f"ordinal among the {count} visible sheets of {facts['count']}"],
             )
         )
     if facts.get("tab_color"):
@@ -138,7 +152,11 @@ def sheet(document: Document, artifact: Artifact) -> list[Candidate]:
 
 def _lookups(document: Document, artifact: Artifact, where: str) -> list[Candidate]:
     out = []
-    lookups = [item for item in artifact.facts.get("lookups", []) if labelled(item["row_label"])]
+    lookups = [
+        item
+        for item in artifact.facts.get("lookups", [])
+        if labelled(item["row_label"]) and not reads_its_address(item["value"], item["cell"])
+    ]
     pairs = artifact.kind == "tlr" and artifact.facts.get("columns") == 2
     for item in lookups[:2]:
         if pairs:  # a label-value range: its first row is a pair too, not column headers
@@ -179,7 +197,9 @@ def _lookups(document: Document, artifact: Artifact, where: str) -> list[Candida
 
 
 def tlr(document: Document, artifact: Artifact) -> list[Candidate]:
-    return _lookups(document, artifact, f"the table-like range {artifact.facts['range']}")
+    # "the range", not "the table-like range": a reader sees cells, and a helper column
+    # next to a table is no table of its own
+    return _lookups(document, artifact, f"the range {artifact.facts['range']}")
 
 
 def table(document: Document, artifact: Artifact) -> list[Candidate]:
@@ -242,6 +262,7 @@ def cells(document: Document, artifact: Artifact) -> list[Candidate]:
         and not re.fullmatch(r"\$?[A-Z]{1,3}\$?\d+", p["label"].strip())  # a cell address
         and len(p["value"].strip()) >= 2
         and p["label"].strip() != p["value"].strip()
+        and not reads_its_address(p["value"], p["cell"])
     ]
     for pair in pairs[:2]:
         out.append(
@@ -422,6 +443,10 @@ def _precedent_cells(facts: dict) -> list[tuple[str, str]]:
     return out
 
 
+# The aggregation Excel gives a value field by itself: Sum for numbers, Count for text.
+AUTOMATIC_AGGREGATIONS = frozenset({"sum", "count"})
+
+
 def pivot(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     shared = [
@@ -437,6 +462,8 @@ def pivot(document: Document, artifact: Artifact) -> list[Candidate]:
         notes.append(f"PivotTable name '{name}' is used {len(shared) + 1} times: sheet named")
     out = []
     for data_field in facts.get("data_fields", [])[:1]:
+        if str(data_field["aggregation"]).lower() in AUTOMATIC_AGGREGATIONS:
+            continue  # what Excel picks by itself for a number or a text field: guessed
         if not _unique(document, artifact, data_field["aggregation"], _pivot_values):
             continue
         out.append(
@@ -573,6 +600,8 @@ def chart(document: Document, artifact: Artifact) -> list[Candidate]:
                 anchor=["Legend"],
             )
         )
+    if any(series.get("values_ref") for series in facts.get("series", [])[:1]):
+        return out  # its values are the cells': the cells state the highest and lowest too
     return out + chart_extremes(document, artifact, where)
 
 
@@ -677,7 +706,7 @@ def comment(document: Document, artifact: Artifact) -> list[Candidate]:
             anchor=[facts["ref"]],
         )
     ]
-    if facts.get("author"):
+    if facts.get("author") and not one_comment_author(document):
         out.append(
             candidate(
                 document,
@@ -689,11 +718,38 @@ def comment(document: Document, artifact: Artifact) -> list[Candidate]:
                 anchor=[facts["ref"], "Comment"],
             )
         )
-    return out
+    return out + _commented_cell(document, artifact)
+
+
+def _commented_cell(document: Document, artifact: Artifact) -> list[Candidate]:
+    """The reverse look-up: which cell carries a comment, named by its text (three words or
+    more that no other comment of the workbook says)."""
+    facts = artifact.facts
+    text = " ".join(str(facts.get("text") or "").split())
+    said = [
+        " ".join(str(a.facts.get("text") or "").split())
+        for a in document.artifacts
+        if a.kind == "comment"
+    ]
+    if len(text.split()) < 3 or said.count(text) != 1 or len(text) > 160:
+        return []
+    return [
+        candidate(
+            document,
+            artifact,
+            "comment-cell",
+            f"Which cell on {_on(artifact)} carries the comment “{quote(text, 80)}”?",
+            [f"The comment is attached to cell {facts['ref']}."],
+            value=artifact.locator,  # "Costs!B4", as the view writes it: long enough to test
+            anchor=["Comment", text[:60]],
+        )
+    ]
 
 
 def hyperlink(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
+    if link_names_target(str(facts.get("display") or ""), str(facts["target"])):
+        return []  # the cell's text already names the address
     return [
         candidate(
             document,
@@ -735,6 +791,21 @@ def _effect(facts: dict) -> str:
     return _a(str(facts["effect"]).split(" (")[0])
 
 
+LAST_ROWS = (1048576, 65536)
+RANGE = re.compile(r"^\$?([A-Z]{1,3})\$?(\d+):\$?([A-Z]{1,3})\$?(\d+)$")
+
+
+def _as_read(ref: str) -> str:
+    """A range as a reader names it: one that runs to the sheet's last row is whole columns
+    ("column D from row 2 down"), not "D2:D1048576"."""
+    found = RANGE.match(ref)
+    if not found or int(found.group(4)) not in LAST_ROWS:
+        return ref
+    first, top, last = found.group(1), int(found.group(2)), found.group(3)
+    columns = f"column {first}" if first == last else f"columns {first} to {last}"
+    return f"the whole of {columns}" if top == 1 else f"{columns} from row {top} down"
+
+
 def conditional_format(document: Document, artifact: Artifact) -> list[Candidate]:
     """One question per formatted range, its answer covering every rule on the range."""
     facts = artifact.facts
@@ -748,7 +819,7 @@ def conditional_format(document: Document, artifact: Artifact) -> list[Candidate
     if rules[0].id != artifact.id:
         return []
     first = str(facts["sqref"]).split()[0]
-    where = f"{first} on {_on(artifact)}"
+    where = f"{_as_read(first)} on {_on(artifact)}"
     answers = []
     for rule in rules:
         if rule.facts.get("visual"):
@@ -807,9 +878,11 @@ def defined_name(document: Document, artifact: Artifact) -> list[Candidate]:
     ]
 
 
-_metadata = metadata_rule(
-    "workbook",
-    lambda label: f"What {label.lower()} is recorded in the workbook's properties?",
+_metadata = grounded_metadata(
+    metadata_rule(
+        "workbook",
+        lambda label: f"What {label.lower()} is recorded in the workbook's properties?",
+    )
 )
 
 

@@ -11,20 +11,33 @@ import re
 from functools import lru_cache
 
 from fidelity.core.document import Artifact, Candidate, Document
+from fidelity.core.text import normalize
 from generators.draft import candidate, quote
 from generators.rules.common import (
     ORDINAL_WORDS,
     TableCell,
+    cap,
     chart_questions,
     cloze,
     described,
     metadata_rule,
+    pick,
     table_cell_question,
     table_cells,
     table_comparison,
 )
+from generators.rules.giveaway import PLACEHOLDER, link_names_target, names_itself
+from generators.rules.restated import grounded_metadata, one_comment_author
 
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
+# A contents list's own heading: the text after it is not "in" that section.
+CONTENTS_HEADING = re.compile(
+    r"^\s*(table of contents|contents|inhaltsverzeichnis|sommaire|table des matières|índice)\s*$",
+    re.IGNORECASE,
+)
+ADDRESS = re.compile(r"://|\bwww\.|@\w+\.")
+# A cell or label that only says where it is ("Row 2 Col 3", "R1C2"): read, it names itself.
+CELL_STAND_IN = re.compile(r"^(row|r)\s*\d+\s*[,/-]?\s*(col|column|c)\s*\d+$", re.IGNORECASE)
 NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*\d(?![\w])|(?<![\w.])\d{2,}(?![\w])")
 
 
@@ -63,6 +76,8 @@ def _text(document: Document, artifact: Artifact) -> list[Candidate]:
     """Clozes from real sentences of a text chunk: a number when the sentence has one,
     else a long word the chunk uses only once."""
     heading = artifact.facts.get("heading") or ""
+    if CONTENTS_HEADING.match(heading):
+        heading = ""  # body text after a contents list whose entries are no headings
     where = f"In the section “{quote(heading, 60)}”" if heading else "In the document"
     paragraphs = [p for p in _plain_paragraphs(artifact.text) if "|" not in p]
     whole = " ".join(paragraphs)
@@ -70,12 +85,21 @@ def _text(document: Document, artifact: Artifact) -> list[Candidate]:
     sentences = (sentence for paragraph in paragraphs for sentence in SENTENCE.split(paragraph))
 
     def choose(sentence: str) -> tuple[str, str] | None:
-        if everywhere.count(sentence) > 1:  # the same sentence twice: the blank is ambiguous
-            return None
+        if (
+            everywhere.count(sentence) > 1
+            or PLACEHOLDER.search(sentence)
+            or ADDRESS.search(sentence)
+        ):
+            return None  # the same sentence twice (the blank is ambiguous), filler, or a URL
         numbers = [n for n in NUMBER.findall(sentence) if n not in heading]
         if numbers:
             return numbers[0], "number"
-        words = [w for w in WORD.findall(sentence) if whole.count(w) == 1]
+        # a word the next paragraphs (or any other part) repeat is stated elsewhere
+        words = [
+            w
+            for w in WORD.findall(sentence)
+            if whole.count(w) == 1 and _once(everywhere, w) and not _forced(sentence, w)
+        ]
         return (max(words, key=len), "word") if words else None
 
     return [
@@ -92,6 +116,37 @@ def _text(document: Document, artifact: Artifact) -> list[Candidate]:
     ]
 
 
+# Words a sentence's grammar or stock phrasing gives away when blanked: connectives and
+# hedges, whatever sentence they stand in.
+FORCED_WORDS = frozenset(
+    "however therefore although because between without through whether another several "
+    "example following including sometimes important whereas moreover furthermore "
+    "otherwise together anything everything something nothing available possible "
+    "different necessary particular consist consists contain contains provide provides".split()
+)
+
+
+def _forced(sentence: str, word: str) -> bool:
+    """True for a blank the sentence forces: its first word (a connective or a capitalised
+    opener), an adverb in -ly, or a connective or stock verb of FORCED_WORDS."""
+    lowered = word.lower()
+    first = sentence.lstrip("“\"'(").startswith(word)
+    return first or lowered.endswith("ly") or lowered in FORCED_WORDS
+
+
+def _once(text: str, word: str) -> bool:
+    """True when the word (case aside) stands once in the text, as a whole word."""
+    return len(re.findall(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.IGNORECASE)) == 1
+
+
+def _table_number(tables: list[Artifact], artifact: Artifact) -> int:
+    """The table's number as its locator and evidence give it (tables counted where they
+    start, an outer table before the tables nested in it), not its place in the artifact
+    list, where a nested table comes before the table holding it."""
+    found = re.match(r"table (\d+)\b", artifact.locator)
+    return int(found.group(1)) if found else tables.index(artifact) + 1
+
+
 def _table_where(document: Document, artifact: Artifact) -> str:
     """How a reader finds the table: its caption, else its place under its heading."""
     facts = artifact.facts
@@ -100,14 +155,17 @@ def _table_where(document: Document, artifact: Artifact) -> str:
         return f"the table captioned “{quote(caption, 60)}”"
     tables = [a for a in document.artifacts if a.kind == "table"]
     if not heading:
-        return f"table {tables.index(artifact) + 1} of the document"
-    siblings = [a for a in tables if (a.facts.get("heading") or "") == heading]
+        return f"table {_table_number(tables, artifact)} of the document"
+    siblings = sorted(
+        (a for a in tables if (a.facts.get("heading") or "") == heading),
+        key=lambda a: _table_number(tables, a),
+    )
     if len(siblings) == 1:
         return f"the table under the heading “{quote(heading, 60)}”"
     rank = siblings.index(artifact)
     if rank < len(ORDINAL_WORDS):
         return f"the {ORDINAL_WORDS[rank]} table under the heading “{quote(heading, 60)}”"
-    return f"table {tables.index(artifact) + 1} of the document"
+    return f"table {_table_number(tables, artifact)} of the document"
 
 
 def _elsewhere(document: Document, artifact: Artifact, cell: TableCell) -> bool:
@@ -125,8 +183,17 @@ def _table(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     where = _table_where(document, artifact)
     grid = facts.get("grid") or facts.get("rows", [])
-    cells = table_cells(grid, artifact.id)
+    if not _header_row(grid):  # a glossary's first entry is no header
+        return []
+    cells = [  # a filler row or column ("Lorem ipsum") is nothing a reader looks up
+        cell
+        for cell in table_cells(grid, artifact.id)
+        if not PLACEHOLDER.search(f"{cell.row} {cell.column or ''}")
+        and not any(CELL_STAND_IN.match(v.strip()) for v in (cell.row, cell.value))
+    ]
     out = [table_cell_question(document, artifact, where, cell) for cell in cells]
+    if not cells:  # no row labels a reader can name: the rows by their place
+        out += _positional(document, artifact, where, grid)
     out += table_comparison(document, artifact, where, grid)
     heading = facts.get("heading") or ""
     headings = [a.facts.get("heading") for a in document.artifacts if a.kind == "table"]
@@ -147,6 +214,93 @@ def _table(document: Document, artifact: Artifact) -> list[Candidate]:
             )
         )
     return out
+
+
+HEADER_WORDS = 8
+MAX_POSITION = 5
+
+
+def _header_row(grid: list[list[str]]) -> bool:
+    """True unless the first row reads as data: a cell of it runs to a sentence in a column
+    whose other cells do too (a glossary's first term and its definition, where a header
+    would be one word over long entries)."""
+    if len(grid) < 2 or len(grid[0]) < 3:
+        return True  # two columns are read as label-value pairs, header or not
+    for column, cell in enumerate(grid[0]):
+        below = [row[column] for row in grid[1:] if column < len(row)]
+        if len(cell.split()) > HEADER_WORDS and any(
+            len(text.split()) > HEADER_WORDS for text in below
+        ):
+            return False
+    return True
+
+
+def _positional(
+    document: Document, artifact: Artifact, where: str, grid: list[list[str]]
+) -> list[Candidate]:
+    """Values of a table whose rows have no label (numbers, blanks), named by column header
+    and row place: "the second row below the header"; a table of one data row needs no row."""
+    rows = [row for row in grid if any(cell.strip() for cell in row)]
+    if len(rows) > 2 and len(set(rows[0])) == 1:
+        rows = rows[1:]  # a title merged across the table: the headers come below it
+    if len(rows) < 2 or len(rows[0]) < 2:
+        return []
+    header, body = rows[0], rows[1 : 1 + MAX_POSITION]
+    if any(PLACEHOLDER.search(name) for name in header):
+        return []  # filler headers ("Lorem ipsum"): nothing worth asking
+    if not all(name.strip() for name in header):
+        return []  # a header over part of the columns (a second header row below): rows unclear
+    named = [(i, name) for i, name in enumerate(header) if name and header.count(name) == 1]
+    options = [
+        (number, column, name, row[column])
+        for number, row in enumerate(body)
+        for column, name in named
+        if column < len(row)
+        and row[column].strip()
+        and row[column] not in header
+        and len(row[column]) <= 120
+        and not CELL_STAND_IN.match(row[column].strip())
+        and not CELL_STAND_IN.match(name.strip())
+    ]
+    out = []
+    for _ in range(min(cap(2), len(options))):
+        drawn = options.pop(pick(f"{artifact.id}:position:{len(out)}", len(options)))
+        number, column, name, value = drawn
+        place = "" if len(body) == 1 else f" in the {ORDINAL_WORDS[number]} row below the header"
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "table-cell-position",
+                f"In {where}, what value does the column “{quote(name, 50)}” show{place}?",
+                [f"The column “{name}” shows {value}{place}."],
+                value=value,
+                anchor=[name],
+                notes=["rows without labels: the row named by its place"] if place else [],
+            )
+        )
+    return out
+
+
+def _table_unasked(document: Document, artifact: Artifact) -> str:
+    """Why a table gives no question (for `fidelity regen` to report)."""
+    grid = artifact.facts.get("grid") or artifact.facts.get("rows", [])
+    rows = [row for row in grid if any(cell.strip() for cell in row)]
+    width = max((len(row) for row in rows), default=0)
+    if not rows:
+        return "a table with every cell empty (a layout grid)"
+    if width < 2:
+        return "a one-column table (a layout box around text, no row or column to name)"
+    if len(rows) < 2:
+        return "a table of one row: no header to name a value by"
+    if not _header_row(grid):
+        return "its first row is data, not headers (no column can be named)"
+    if any(PLACEHOLDER.search(cell) for cell in rows[0]):
+        return "its headers are filler text (lorem ipsum): nothing worth asking"
+    return (
+        "no row label or column header names a short value once "
+        "(repeated or empty labels, long values, or values that repeat the headers)"
+    )
 
 
 FIELD = re.compile(r"\{[A-Z]+\}\s*")
@@ -170,6 +324,9 @@ def _comment(document: Document, artifact: Artifact) -> list[Candidate]:
     text = FIELD.sub("", facts.get("text", "")).strip()
     if place is None or not text:
         return []
+    paragraph = facts.get("paragraph", "")
+    if not facts.get("anchor") and paragraph and not _begins_one(document, paragraph):
+        return []  # "the paragraph beginning …" would name two paragraphs
     same_place = [
         a
         for a in document.artifacts
@@ -190,7 +347,7 @@ def _comment(document: Document, artifact: Artifact) -> list[Candidate]:
             notes=notes,
         )
     ]
-    if facts.get("author"):
+    if facts.get("author") and not one_comment_author(document):
         out.append(
             candidate(
                 document,
@@ -202,7 +359,33 @@ def _comment(document: Document, artifact: Artifact) -> list[Candidate]:
                 anchor=["comment", text],
             )
         )
-    return out
+    return out + _commented_words(document, artifact, text)
+
+
+def _commented_words(document: Document, artifact: Artifact, text: str) -> list[Candidate]:
+    """The reverse look-up: which words a comment is attached to, the comment named by its
+    text (one comment says it, in three words or more, about a short passage)."""
+    anchor = " ".join(str(artifact.facts.get("anchor") or "").split())
+    texts = [
+        FIELD.sub("", str(a.facts.get("text", ""))).strip()
+        for a in document.artifacts
+        if a.kind == "comment"
+    ]
+    if not anchor or len(anchor) > 80 or len(text.split()) < 3 or texts.count(text) != 1:
+        return []
+    if names_itself(text, "comment") or _occurrences(document, anchor) > 1:
+        return []  # "This is a comment", or words that stand twice: which one would be ambiguous
+    return [
+        candidate(
+            document,
+            artifact,
+            "comment-anchor",
+            f"Which words of the document does the review comment “{quote(text, 80)}” refer to?",
+            [f"The comment is attached to “{anchor}”."],
+            value=anchor,
+            anchor=["comment", text],
+        )
+    ]
 
 
 def _reply(document: Document, artifact: Artifact) -> list[Candidate]:
@@ -232,7 +415,7 @@ def _hyperlink(document: Document, artifact: Artifact) -> list[Candidate]:
     else:
         question = f"Which address does the hyperlink “{quote(facts['text'])}” point to?"
         value = facts["target"]
-        if _spelled_out(facts["text"], value):
+        if link_names_target(facts["text"], value):
             return []
     return [
         candidate(
@@ -246,13 +429,6 @@ def _hyperlink(document: Document, artifact: Artifact) -> list[Candidate]:
     ]
 
 
-def _spelled_out(text: str, target: str) -> bool:
-    """True when the link text already spells the address (an e-mail or a domain)."""
-    core = re.sub(r"^(mailto:|https?://)(www\.)?", "", target, flags=re.I).rstrip("/").lower()
-    shown = re.sub(r"^(https?://)?(www\.)?", "", text.strip(), flags=re.I).rstrip("/").lower()
-    return bool(shown) and (core == shown or core.startswith(shown) and len(shown) >= 6)
-
-
 def _header_footer(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     kind = artifact.kind
@@ -262,7 +438,10 @@ def _header_footer(document: Document, artifact: Artifact) -> list[Candidate]:
         if facts.get("section_count", 1) == 1
         else "section " + ", ".join(str(n) for n in facts["sections"])
     )
+    if which == "first-page" and not facts.get("title_page", True):
+        return []  # a first-page part the section does not switch on: no page shows it
     owner = f"{which} {kind}" if which != "default" else kind
+    pages = _default_pages(document, artifact) if which == "default" else ""
     fields = re.findall(r"\{([A-Z]+)\}", facts["text"])
     if fields and len(re.sub(r"\{[A-Z]+\}|\W", "", facts["text"])) < 3:
         names = ", ".join(dict.fromkeys(fields))
@@ -271,25 +450,46 @@ def _header_footer(document: Document, artifact: Artifact) -> list[Candidate]:
                 document,
                 artifact,
                 f"{kind}-field",
-                f"Which automatic field does the {owner} of {scope} display?",
+                f"Which automatic field does the {owner} of {scope}{pages} display?",
                 [f"The {owner} displays the {names} field."],
                 value=names,
                 anchor=[kind],
             )
         ]
     printed = _as_printed(facts["text"])
-    if not printed:
+    if not printed or names_itself(printed, kind):
         return []
     return [
         candidate(
             document,
             artifact,
             f"{kind}-text",
-            f"What text appears in the {owner} of {scope}?",
+            f"What text appears in the {owner} of {scope}{pages}?",
             [f"The {owner} reads “{printed}”."],
             value=printed,
         )
     ]
+
+
+def _default_pages(document: Document, artifact: Artifact) -> str:
+    """The pages that show a default header or footer (" on the pages after the first"),
+    when the first page or the even pages of its sections show another one, so that
+    "the footer" does not stand for two; "" when it is on every page."""
+    sections = set(artifact.facts["sections"])
+    others = {
+        str(other.facts["type"])
+        for other in document.artifacts
+        if other.kind == artifact.kind
+        and other.id != artifact.id
+        and sections & set(other.facts["sections"])
+        and (other.facts["type"] != "first-page" or other.facts.get("title_page", True))
+    }
+    pages = {
+        frozenset({"first-page"}): " on the pages after the first",
+        frozenset({"even-page"}): " on the odd-numbered pages",
+        frozenset({"first-page", "even-page"}): " on the odd-numbered pages after the first",
+    }.get(frozenset(others), "")
+    return pages
 
 
 FIELD_WORDS = {
@@ -316,6 +516,8 @@ def _as_printed(text: str) -> str:
 def _note(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     kind = facts["note_kind"]
+    if names_itself(facts["text"], kind) or _cited(document, facts["text"]):
+        return []
     passage = quote(facts.get("passage", ""), 80)
     where = f"attached to “{passage}”" if passage else f"numbered {facts['number']}"
     return [
@@ -330,8 +532,37 @@ def _note(document: Document, artifact: Artifact) -> list[Candidate]:
     ]
 
 
+def _cited(document: Document, text: str) -> bool:
+    """True when the body states a note's text itself (four words or more of it, whole)."""
+    plain = normalize(text)
+    return len(plain.split()) >= 4 and f" {plain} " in f" {normalize(_all_text(document))} "
+
+
+# Word's equation gallery (Insert > Equation), in the LaTeX the extractor writes with spaces,
+# braces and sizing commands left out: asked, a reader names them without the file.
+GALLERY = (
+    "a^2+b^2=c^2",  # Pythagorean theorem
+    "A=\\pir^2",  # area of a circle
+    "x=\\frac-b\\pm\\sqrtb^2-4ac2a",  # quadratic formula
+    "(x+a)^n=\\sum_k=0^n",  # binomial theorem
+    "(1+x)^n=1+",  # expansion of a sum
+    "e^x=1+",  # Taylor expansion
+    "f(x)=a_0+\\sum",  # Fourier series
+    "\\sin\\alpha\\pm\\sin\\beta=",  # trig identity 1
+    "\\cos\\alpha+\\cos\\beta=",  # trig identity 2
+)
+
+
+def built_in_equation(latex: str) -> bool:
+    """True for an equation of Word's gallery (the Pythagorean theorem, the quadratic formula…)."""
+    bare = re.sub(r"\\(left|right|limits|,|;|!| )|[\s{}]", "", latex)
+    return any(bare.startswith(entry) for entry in GALLERY)
+
+
 def _equation(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
+    if built_in_equation(facts["latex"]):
+        return []
     before = quote(facts.get("preceding_text", ""), 60)
     equations = [a for a in document.artifacts if a.kind == "equation"]
     if before:
@@ -355,6 +586,8 @@ def _equation(document: Document, artifact: Artifact) -> list[Candidate]:
 def _textbox(document: Document, artifact: Artifact) -> list[Candidate]:
     boxes = [a for a in document.artifacts if a.kind == "textbox"]
     facts = artifact.facts
+    if names_itself(_as_printed(facts["text"]), "textbox"):
+        return []
     if len(boxes) == 1:
         question = "What text does the document's floating text box contain?"
     else:
@@ -419,9 +652,11 @@ def _section_of(artifact: Artifact) -> str:
     return found.group(1) if found else ""
 
 
-_metadata = metadata_rule(
-    "document",
-    lambda label: f"What {label.lower()} is recorded in the document's properties?",
+_metadata = grounded_metadata(
+    metadata_rule(
+        "document",
+        lambda label: f"What {label.lower()} is recorded in the document's properties?",
+    )
 )
 
 
@@ -443,7 +678,7 @@ def _font_heading(document: Document, artifact: Artifact) -> list[Candidate]:
                 anchor=[facts["subject"]],
             )
         )
-    if facts.get("size_pt"):
+    if facts.get("size_pt") and not _built_in_size(facts):
         size = f"{facts['size_pt']:g} pt"
         out.append(
             candidate(
@@ -457,6 +692,25 @@ def _font_heading(document: Document, artifact: Artifact) -> list[Candidate]:
             )
         )
     return out
+
+
+# The sizes Word's built-in heading styles have in the default templates (2003, 2007-2010,
+# 2013-2019, 365): a heading left at its style's size tells nothing a reader could not guess.
+BUILT_IN_SIZES = {
+    "title": (26, 28),
+    "subtitle": (11, 12, 14),
+    "heading 1": (14, 16, 20),
+    "heading 2": (13, 14, 16),
+    "heading 3": (11, 12, 13, 14),
+    "heading 4": (11, 12),
+    "heading 5": (11, 12),
+    "heading 6": (11, 12),
+}
+
+
+def _built_in_size(facts: dict) -> bool:
+    style = re.sub(r"\s*(\d)$", r" \1", str(facts.get("style") or "").lower())  # "Heading1"
+    return facts.get("size_pt") in BUILT_IN_SIZES.get(style, ())
 
 
 def _font_body(document: Document, artifact: Artifact) -> list[Candidate]:
@@ -476,20 +730,42 @@ def _font_body(document: Document, artifact: Artifact) -> list[Candidate]:
     ]
 
 
+# Typefaces of Word's default templates: asked of a span, guessed without the file.
+DEFAULT_FACES = frozenset({"calibri", "times new roman", "aptos", "cambria", "arial"})
+# A table-of-contents line: its title, then the page number it points to ("1. Scope 4").
+TOC_ENTRY = re.compile(r"^\s*\d+(\.\d+)*\.?\s+\S.*\s\d{1,4}$")
+
+
+def _near_black(colour: str) -> bool:
+    """True for black or a colour a reader cannot tell from it (#00000A)."""
+    try:
+        return all(int(colour[i : i + 2], 16) < 0x20 for i in (0, 2, 4))
+    except ValueError:
+        return False
+
+
 def _font_span(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     subject = quote(facts["subject"], 70)
-    if _ambiguous(document, artifact):
-        return []
+    toc = str(facts.get("style") or "").lower().startswith("toc")
+    if _ambiguous(document, artifact) or toc or TOC_ENTRY.search(facts["subject"]):
+        return []  # a table-of-contents line is set by its TOC style, not by the author
+    text = f"the text “{subject}”"
+    if _occurrences(document, facts["subject"]) > 1:  # the words stand elsewhere, set otherwise
+        if not _begins_one(document, facts.get("paragraph", "")):
+            return []
+        text += f" in the paragraph beginning “{quote(facts.get('paragraph', ''), 60)}”"
     differs = facts.get("differs", [])
-    if "font" in differs and facts.get("font"):
-        question, value = f"Which typeface is the text “{subject}” set in?", facts["font"]
+    # The first property a reader cannot guess: a default typeface or plain black is skipped
+    # for the next one that differs from the paragraph.
+    if "font" in differs and facts.get("font") and str(facts["font"]).lower() not in DEFAULT_FACES:
+        question, value = f"Which typeface is {text} set in?", facts["font"]
         answer = f"The text “{subject}” is set in {value}."
-    elif "color" in differs and facts.get("color"):
-        question, value = f"What font colour (hex) is the text “{subject}”?", f"#{facts['color']}"
+    elif "color" in differs and facts.get("color") and not _near_black(str(facts["color"])):
+        question, value = f"What font colour (hex) is {text}?", f"#{facts['color']}"
         answer = f"The text “{subject}” is coloured {value}."
     elif "size_pt" in differs and facts.get("size_pt"):
-        question, value = f"What font size is the text “{subject}”?", f"{facts['size_pt']:g} pt"
+        question, value = f"What font size is {text}?", f"{facts['size_pt']:g} pt"
         answer = f"The text “{subject}” is {value}."
     else:
         styles = [s for s in ("bold", "italic") if facts.get(s)]
@@ -498,10 +774,13 @@ def _font_span(document: Document, artifact: Artifact) -> list[Candidate]:
         if not styles:
             return []
         value = " and ".join(styles)
-        question = f"Which emphasis (bold, italic, underline) is applied to the text “{subject}”?"
+        question = f"Which emphasis (bold, italic, underline) is applied to {text}?"
         answer = f"The text “{subject}” is {value}."
-    if value.casefold() in subject.casefold():
-        return []
+    told = {"bold", "italic", "underline"} & set(
+        value.casefold().replace("underlined", "underline").split()
+    )
+    if value.casefold() in subject.casefold() or any(w in subject.casefold() for w in told):
+        return []  # the text states its own formatting ("italic and bold hyperlink")
     return [
         candidate(
             document,
@@ -555,6 +834,22 @@ def _part_of_paragraph(subject: str, paragraph: str) -> bool:
     return subject.rstrip("…")[:40] not in quote(paragraph, 60)
 
 
+def _begins_one(document: Document, paragraph: str) -> bool:
+    """True when the quoted beginning of a paragraph begins no other paragraph (else "the
+    paragraph beginning “…”" names two)."""
+    start = quote(paragraph, 60).rstrip("…")
+    if not start:
+        return False
+    lines = _all_text(document).splitlines()
+    return sum(line.startswith(start) for line in lines) <= 1
+
+
+def _occurrences(document: Document, text: str) -> int:
+    """How many times the words stand in the document's text, as whole words."""
+    pattern = rf"(?<!\w){re.escape(' '.join(text.split()))}(?!\w)"
+    return len(re.findall(pattern, _all_text(document)))
+
+
 def _highlight(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     subject = facts["subject"]
@@ -563,7 +858,8 @@ def _highlight(document: Document, artifact: Artifact) -> list[Candidate]:
     if _ambiguous(document, artifact):
         return []
     out = []
-    if _part_of_paragraph(subject, facts.get("paragraph", "")):
+    unique_paragraph = _begins_one(document, facts.get("paragraph", ""))
+    if _part_of_paragraph(subject, facts.get("paragraph", "")) and unique_paragraph:
         out.append(
             candidate(
                 document,
@@ -576,16 +872,23 @@ def _highlight(document: Document, artifact: Artifact) -> list[Candidate]:
                 anchor=["highlighted", facts["value"]],
             )
         )
+    where, notes = f"the text “{quote(subject, 70)}”", []
+    if _occurrences(document, subject) > 1:  # the words also stand un-highlighted elsewhere
+        if not unique_paragraph:
+            return out
+        where = f"the words “{quote(subject, 70)}” in the paragraph beginning “{paragraph}”"
+        notes = ["the words occur more than once: paragraph named"]
     return [
         *out,
         candidate(
             document,
             artifact,
             "highlight-colour",
-            f"What highlight colour is applied to the text “{quote(subject, 70)}”?",
+            f"What highlight colour is applied to {where}?",
             [f"The text is highlighted in {colour}."],
             value=facts["value"],
             anchor=["highlighted", subject],
+            notes=notes,
         ),
     ]
 
@@ -611,7 +914,8 @@ def _strikeout(document: Document, artifact: Artifact) -> list[Candidate]:
                 else [],
             )
         )
-    if _part_of_paragraph(facts["subject"], facts.get("paragraph", "")):
+    paragraph_named = _part_of_paragraph(facts["subject"], facts.get("paragraph", ""))
+    if paragraph_named and _begins_one(document, facts.get("paragraph", "")):
         out.append(
             candidate(
                 document,
@@ -663,14 +967,19 @@ def _layout_section(document: Document, artifact: Artifact) -> list[Candidate]:
     return out
 
 
+USUAL_FIRST_LINE = "indented 0.50 in (first-line)"
+
+
 def _layout_paragraph(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     subject = quote(facts["subject"], 70)
-    if _ambiguous(document, artifact):
-        return []
+    if _ambiguous(document, artifact) or TOC_ENTRY.search(facts["subject"]):
+        return []  # a table-of-contents line is laid out by its TOC style
     indents = [
         facts[k] for k in ("indent_left", "indent_first-line", "indent_hanging") if k in facts
     ]
+    if set(indents) == {USUAL_FIRST_LINE}:
+        indents = []  # the usual first-line indent of body text: guessed, not read
     if indents:  # every indentation the paragraph has: left and hanging together
         question = f"What indentation is applied to the paragraph “{subject}”?"
         return [
@@ -728,3 +1037,6 @@ RULES = {
     "layout-section": _layout_section,
     "layout-paragraph": _layout_paragraph,
 }
+
+# Why a kind of artifact gives no question, for `fidelity regen` to say.
+UNASKED = {"table": _table_unasked}

@@ -20,7 +20,7 @@ def run(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("coverage")
     inputs = base / "in"
     inputs.mkdir()
-    for name in ("memo.docx", "notes.docx"):
+    for name in ("Comment015.docx", "notes.docx"):  # comments asked by their text
         shutil.copy(corpus / "word" / name, inputs / name)
     out = base / "out"
     build([inputs], out, Config(extra=DECLARED_PAGES))

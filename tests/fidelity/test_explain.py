@@ -90,7 +90,7 @@ def test_funnel_is_written_and_summarised(offline_run):
     total = kept + len(rows(out / "rejected.jsonl"))
     assert f"Run: {total} candidates" in funnel
     assert f"→ {kept} kept" in funnel
-    assert "| word / Comment |" in funnel and "| word |" in funnel
+    assert "| word / Metadata |" in funnel and "| word |" in funnel
 
 
 def _words(text: str) -> set[str]:
