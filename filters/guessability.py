@@ -9,11 +9,13 @@ only the candidate, its artifact and the document, so it runs in every mode, fir
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections import Counter
 from collections.abc import Callable
 from functools import cache
 
 from fidelity.core.document import Artifact, Candidate, Decision, Document
-from fidelity.core.text import content_tokens, normalize
+from fidelity.core.text import content_tokens, normalize, tokens
 from filters import defaults
 from filters.leakage import testable
 
@@ -23,6 +25,9 @@ MATCH = "default-table"
 STEM = 4
 URL_SCHEME = re.compile(r"\b(?:https?|ftp)://|\bmailto:", re.IGNORECASE)
 OPTION_LIST = re.compile(r"\([^()]*,[^()]*\)")
+QUOTED = re.compile(r"“([^”]*)”")
+LANGUAGE_TAG = re.compile(r"^([a-z]{2,3})(?:[-_][a-z0-9]+)*$", re.IGNORECASE)
+EQUATION_NOISE = re.compile(r"[\s\\{}]|\\left|\\right")
 
 Finding = tuple[str, str]  # (what matched, why that makes it guessable)
 
@@ -111,6 +116,96 @@ def _stem(word: str) -> str:
     return word[:STEM] if len(word) > STEM else word
 
 
+def self_named(_: Document, __: Artifact | None, candidate: Candidate) -> Finding | None:
+    """An answer made only of the question's words and words that name an element or stand in
+    for content: "FOOTER GOES HERE" for a footer, "This is the endnote." for an endnote, the
+    oval reading "Oval", cell B3 reading "B3", a link on "Hunt Institute" to hunt-institute.org."""
+    value = candidate.probe.value
+    words = content_tokens(value)
+    if not words or len(words) > defaults.SELF_NAMED_WORDS:
+        return None
+    if not any(char.isalpha() for word in words for char in word):
+        return None
+    stated = normalize(" ".join(candidate.answer))
+    if f" {normalize(_bare(value))} " not in f" {normalize(_bare(stated))} ":
+        return None  # the value is an internal handle the answer does not state
+    asked = set(content_tokens(OPTION_LIST.sub(" ", candidate.question)))  # options only offer
+    if any(word not in asked and word not in defaults.FILLER_WORDS for word in words):
+        return None
+    return value, "the answer only names its own element or repeats the question's words"
+
+
+def default_name(_: Document, __: Artifact | None, candidate: Candidate) -> Finding | None:
+    """A name the application gives a new element, in any of its languages ("Sheet3",
+    "Tabelle3", "Section 1", "Default Section"), with 1 or a number the question states."""
+    value = " ".join(normalize(candidate.probe.value).split())
+    if value in defaults.DEFAULT_NAMES:
+        return candidate.probe.value, "a name the application gives a new element"
+    found = defaults.DEFAULT_NAME.match(value)
+    if found is None:
+        return None
+    words = tokens(candidate.question)
+    numbers = {int(w) for w in words if w.isdigit()} | {
+        defaults.ORDINALS[w] for w in words if w in defaults.ORDINALS
+    }
+    number = int(found.group(1))
+    if number == 1 or number in numbers:
+        return candidate.probe.value, "a name the application gives a new element"
+    return None
+
+
+def script_language(
+    document: Document, artifact: Artifact | None, candidate: Candidate
+) -> Finding | None:
+    """A language tag the text's own script gives away (Greek letters tagged el-GR)."""
+    if "language" not in candidate.question_type:
+        return None
+    tag = LANGUAGE_TAG.match(candidate.probe.value.strip())
+    if tag is None:
+        return None
+    quoted = QUOTED.findall(candidate.question)
+    text = " ".join(quoted) if quoted else _document_text(document)
+    script = _script(text)
+    if script and tag.group(1).lower() in defaults.SCRIPT_LANGUAGES[script]:
+        return candidate.probe.value, f"the text's {script.lower()} script gives the language"
+    return None
+
+
+def _document_text(document: Document) -> str:
+    return " ".join(a.text for a in document.artifacts if a.modality in ("text", "table"))[:20000]
+
+
+def _script(text: str) -> str:
+    """The script most of the text's letters are written in, when it gives a language away."""
+    scripts = Counter(unicodedata.name(char, "").split(" ")[0] for char in text if char.isalpha())
+    total = sum(scripts.values())
+    if not total:
+        return ""
+    script, count = scripts.most_common(1)[0]
+    if script in defaults.SCRIPT_LANGUAGES and count >= defaults.SCRIPT_SHARE * total:
+        return script
+    return ""
+
+
+def built_in_equation(_: Document, __: Artifact | None, candidate: Candidate) -> Finding | None:
+    """An equation from Office's gallery (the quadratic formula, Pythagoras…)."""
+    if "equation" not in candidate.question_type:
+        return None
+    compact = EQUATION_NOISE.sub("", candidate.probe.value.casefold())
+    if any(known in compact for known in defaults.BUILT_IN_EQUATIONS):
+        return candidate.probe.value, "an equation from Office's built-in gallery"
+    return None
+
+
+def count_of_one(_: Document, __: Artifact | None, candidate: Candidate) -> Finding | None:
+    """'How many slides…' of a one-slide deck: one is the answer a reader assumes."""
+    if normalize(candidate.probe.value) in ("1", "one") and defaults.COUNT_OF_ONE.search(
+        candidate.question
+    ):
+        return candidate.probe.value, "a count of one: what a reader assumes"
+    return None
+
+
 def in_shape_name(_: Document, artifact: Artifact | None, candidate: Candidate) -> Finding | None:
     name = normalize(str((artifact.facts if artifact else {}).get("shape_name") or ""))
     value = normalize(candidate.probe.value)
@@ -145,13 +240,25 @@ def application_default(
     )
     if not differs and value in _normalised(defaults.DEFAULT_ANSWERS.get(kind, frozenset())):
         return candidate.probe.value, f"an application default for {kind}"
-    slide = (artifact.facts if artifact else {}).get("slide")
-    if kind == "slide-layout" and slide == 1 and value == defaults.FIRST_SLIDE_LAYOUT:
-        return candidate.probe.value, "the layout PowerPoint gives the first slide"
-    if kind == "slide-layout" and slide != 1 and value == defaults.NEW_SLIDE_LAYOUT:
-        return candidate.probe.value, "the layout PowerPoint gives a new slide"
+    if kind == "slide-layout":
+        return _default_layout(artifact, candidate)
     if kind in defaults.FONT_TYPES:
         return _default_font(document, candidate, value)
+    return None
+
+
+def _default_layout(artifact: Artifact | None, candidate: Candidate) -> Finding | None:
+    """The layout PowerPoint gives the first slide (Title Slide) or a new one (Title and
+    Content), known by its built-in type in any language, or by its English name."""
+    facts = artifact.facts if artifact else {}
+    slide, kind = facts.get("slide"), facts.get("layout_type") or ""
+    name = normalize(defaults.LAYOUT_COPY.sub("", candidate.probe.value.strip()))
+    if slide == 1 and (
+        kind == defaults.FIRST_SLIDE_LAYOUT_TYPE or name == defaults.FIRST_SLIDE_LAYOUT
+    ):
+        return candidate.probe.value, "the layout PowerPoint gives the first slide"
+    if slide != 1 and (kind == defaults.NEW_SLIDE_LAYOUT_TYPE or name == defaults.NEW_SLIDE_LAYOUT):
+        return candidate.probe.value, "the layout PowerPoint gives a new slide"
     return None
 
 
@@ -208,6 +315,11 @@ RULES: tuple[Callable[[Document, Artifact | None, Candidate], Finding | None], .
     system_name,
     identifier,
     in_question,
+    self_named,
+    default_name,
+    script_language,
+    built_in_equation,
+    count_of_one,
     in_shape_name,
     automatic_alt_text,
     application_default,

@@ -31,7 +31,7 @@ def _style_color(ctx: SlideContext, shape: Shape, ref: str) -> Color | None | bo
 
 def _fill_and_line(
     ctx: SlideContext, shape: Shape
-) -> tuple[Color | bool | str | None, Color | bool | None]:
+) -> tuple[Color | bool | str | None, Color | bool | str | None]:
     props = shape.element.find(p("spPr"))
     palette = ctx.slide.palette
     fill: Color | bool | str | None = palette.fill(props)

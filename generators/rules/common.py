@@ -46,6 +46,11 @@ NOISY_CUSTOM = re.compile(
 GENERIC_ALT = re.compile(
     r"^(picture|image|graphic|chart|figure|ink)\s*\d*$|\.(png|jpe?g|gif|emf|wmf|bmp|tiff?)$", re.I
 )
+# A description Office wrote by itself ("A picture containing text. Description automatically
+# generated"): no author's words, low value.
+MACHINE_ALT = re.compile(
+    r"automatically generated|generated with (?:very )?(?:high|medium|low) confidence", re.I
+)
 # One token with digits, underscores or inner capitals ("clip_image001", "meeting2",
 # "PowerPointFront"): a file or object name, not a description.
 IDENTIFIER_ALT = re.compile(r"^\S*(\d|_|[a-z][A-Z])\S*$")
@@ -295,7 +300,12 @@ def _header_spans(header: list[str]) -> list[tuple[str, int, int]]:
 def described(alt: str) -> bool:
     """True when an alt text is an author's description, not a default name or file name."""
     alt = alt.strip()
-    return len(alt) >= 8 and not GENERIC_ALT.search(alt) and not IDENTIFIER_ALT.match(alt)
+    return (
+        len(alt) >= 8
+        and not GENERIC_ALT.search(alt)
+        and not IDENTIFIER_ALT.match(alt)
+        and not MACHINE_ALT.search(alt)
+    )
 
 
 def labelled(label: str) -> bool:

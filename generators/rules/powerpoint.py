@@ -33,6 +33,10 @@ PER_SLIDE = 3
 DISPLAYED_GEOMETRIES = frozenset(PRESET_NAMES.values())
 DISPLAYED_LAYOUTS = frozenset(LAYOUT_NAMES.values())
 FOOTER_KINDS = ("date placeholder", "footer placeholder", "slide number placeholder")
+TITLE_ROLES = ("title", "ctrTitle")
+HIDDEN_WORDS = ("hidden", "hide")
+# The fewest letters a run needs for its language tag to be a question ("β" is a symbol).
+LANGUAGE_RUN_LETTERS = 3
 
 
 def _a(noun: str) -> str:
@@ -63,6 +67,30 @@ def _called(document: Document, artifact: Artifact, by_text: bool = True) -> str
     """The shape as a reader of its slide names it, or None when nothing singles it out."""
     shapes = slide_shapes(document, _slide(artifact))
     return shape_phrase(shapes, artifact.facts.get("shape_name", ""), by_text=by_text)
+
+
+def _says(text: str, words: str) -> bool:
+    """True when `text` carries every word of `words` (normalised, as whole words)."""
+    have = set(normalize(text).split())
+    return bool(have) and set(normalize(words).split()) <= have
+
+
+def _slide_texts(document: Document, slide: int, skip: str = "") -> str:
+    """Everything the slide's own text artifacts show (titles, boxes, shapes, tables, notes)."""
+    return "\n".join(
+        a.text
+        for a in document.artifacts
+        if a.id != skip
+        and _slide(a) == slide
+        and (a.modality in ("text", "table") or a.kind == "note")
+    )
+
+
+def _slide_title(document: Document, slide: int) -> str:
+    for a in document.artifacts:
+        if a.kind == "slide-text" and _slide(a) == slide and a.facts.get("role") in TITLE_ROLES:
+            return " ".join(a.facts.get("plain", "").split())
+    return ""
 
 
 def _only_one(document: Document, artifact: Artifact) -> bool:
@@ -96,7 +124,7 @@ def slide_text(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     slide = _slide(artifact)
     out = []
-    if facts.get("role") in ("title", "ctrTitle"):
+    if facts.get("role") in TITLE_ROLES:
         title = " ".join(facts.get("plain", "").split())
         duplicates = [
             a
@@ -129,7 +157,10 @@ def shape_text(document: Document, artifact: Artifact) -> list[Candidate]:
     text = facts.get("plain", "")
     called = _called(document, artifact, by_text=False)
     if "\n" not in text and 3 <= len(text) <= 100 and _rank(document, artifact) < PER_SLIDE:
-        if called is None:
+        shapes = slide_shapes(document, slide)
+        name = facts.get("shape_name", "")
+        own = {normalize(shapes.geometries.get(name, "")), normalize(shapes.noun(name))}
+        if called is None or normalize(text) in own:  # a shape reading "Oval" names itself
             return []
         return [
             candidate(
@@ -176,7 +207,16 @@ def shape_style(document: Document, artifact: Artifact) -> list[Candidate]:
     # the file (the selection pane, the slide structure), so that question is not asked.
     name_words = set(normalize(facts.get("shape_name", "")).split())
     named_after = set(normalize(geometry).split()) <= name_words
-    if text and geometry in DISPLAYED_GEOMETRIES and geometry != "rectangle" and not named_after:
+    # Text that names the shape's own geometry or colour ("Red box", "Arrow") states the answer.
+    geometry_noun = normalize(geometry).split()[-1:] if geometry else []
+    told = bool(geometry_noun) and _says(raw, geometry_noun[0])
+    if (
+        text
+        and geometry in DISPLAYED_GEOMETRIES
+        and geometry != "rectangle"
+        and not named_after
+        and not told
+    ):
         out.append(
             candidate(
                 document,
@@ -188,7 +228,7 @@ def shape_style(document: Document, artifact: Artifact) -> list[Candidate]:
                 anchor=[*anchor, "shape geometry"],
             )
         )
-    if facts.get("fill_name"):
+    if facts.get("fill_name") and not _says(raw, facts["fill_name"]):
         out.append(
             candidate(
                 document,
@@ -385,7 +425,10 @@ def table_cell_colors(document: Document, artifact: Artifact) -> list[Candidate]
 def image(document: Document, artifact: Artifact) -> list[Candidate]:
     alt = artifact.facts.get("alt_text", "")
     kind = artifact.facts.get("media_kind") or "picture"
-    called = f"the {kind}" if _only_one(document, artifact) else _called(document, artifact)
+    shapes = slide_shapes(document, _slide(artifact))
+    pictures = [n for n in shapes.kinds if shapes.noun(n) == "picture"]
+    alone = _only_one(document, artifact) and len(pictures) <= 1
+    called = f"the {kind}" if alone else _called(document, artifact)
     if not described(alt) or called is None:
         return []
     slide = _slide(artifact)
@@ -561,7 +604,11 @@ def slide_structure(document: Document, artifact: Artifact) -> list[Candidate]:
     shapes = slide_shapes(document, slide)
     out = []
     default_first = slide == 1 and facts.get("layout") == "Title Slide"
-    if facts.get("layout") and not default_first:
+    layout, title = normalize(facts.get("layout") or ""), normalize(_slide_title(document, slide))
+    # A layout named like the slide's title ("Agenda" on the slide titled "Agenda") is stated
+    # on the slide itself.
+    titled = bool(layout and title) and (layout in title or title in layout)
+    if facts.get("layout") and not default_first and not titled:
         out.append(
             candidate(
                 document,
@@ -652,6 +699,27 @@ def _named_effect(effect: dict) -> bool:
     return not str(effect["effect"]).startswith(("preset ", "motion path preset"))
 
 
+def _animatable(document: Document, artifact: Artifact) -> int:
+    """How many shapes of the slide a reader could take for an animation's target: every
+    top-level shape but the title and the footer placeholders."""
+    structure = next(
+        (
+            a
+            for a in document.artifacts
+            if a.kind == "slide-structure" and _slide(a) == _slide(artifact)
+        ),
+        None,
+    )
+    shapes = structure.facts.get("shapes", []) if structure is not None else []
+    return sum(
+        1
+        for s in shapes
+        if s["group"] is None
+        and not s["kind"].startswith(FOOTER_KINDS)
+        and not s["kind"].startswith("title")
+    )
+
+
 def animations(document: Document, artifact: Artifact) -> list[Candidate]:
     effects = artifact.facts.get("effects", [])
     slide = _slide(artifact)
@@ -661,7 +729,7 @@ def animations(document: Document, artifact: Artifact) -> list[Candidate]:
     first = effects[0]
     out = []
     target = shape_phrase(shapes, first["shape_name"])
-    if target is not None and _named_effect(first):
+    if target is not None and _named_effect(first) and _animatable(document, artifact) > 1:
         out.append(
             candidate(
                 document,
@@ -709,7 +777,12 @@ def slide_languages(document: Document, artifact: Artifact) -> list[Candidate]:
     out = []
     main = artifact.facts.get("main_lang")
     # A run tagged with the deck's main language is the guessable default: ask the others.
-    for run in [r for r in artifact.facts.get("runs", []) if r["lang"] != main][:2]:
+    runs = [
+        r
+        for r in artifact.facts.get("runs", [])
+        if r["lang"] != main and sum(c.isalpha() for c in r["text"]) >= LANGUAGE_RUN_LETTERS
+    ]
+    for run in runs[:2]:
         text = quote(run["text"], 60)
         out.append(
             candidate(
@@ -745,6 +818,9 @@ def hidden_slide(document: Document, artifact: Artifact) -> list[Candidate]:
     if hidden[0].id != artifact.id:
         return []
     numbers = [_slide(a) for a in hidden]
+    # A hidden slide whose own text says so ("Hidden slide", "hide this") gives the answer away.
+    if any(_says(_slide_texts(document, n), word) for n in numbers for word in HIDDEN_WORDS):
+        return []
     answers = [
         f"Slide {a.facts['slide']}"
         + (f" (“{a.facts['title']}”)" if a.facts.get("title") else "")
@@ -796,8 +872,12 @@ def footer(document: Document, artifact: Artifact) -> list[Candidate]:
         slide = facts["slide"]
         question = f"What {label} text is shown on slide {slide}?"
         anchor = [f"on slide {slide}"]
-    else:
+    elif not facts.get("slides") or _shown_everywhere(document, artifact):
         question = f"What {label} text do the slides of this deck show?"
+        anchor = []
+    else:  # some slides show another text or none: ask of one slide that shows this one
+        slide = facts["slides"][pick(artifact.id, len(facts["slides"]))]
+        question = f"What {label} text is shown on slide {slide}?"
         anchor = []
     written = {"dt": "Date/time", "hdr": "Header"}.get(facts["role"], "Footer")
     return [
@@ -811,6 +891,13 @@ def footer(document: Document, artifact: Artifact) -> list[Candidate]:
             anchor=[written, *anchor],
         )
     ]
+
+
+def _shown_everywhere(document: Document, artifact: Artifact) -> bool:
+    """A deck-level footer text that every slide of the deck shows."""
+    slides = {int(s) for s in artifact.facts.get("slides", [])}
+    numbers = {_slide(a) for a in document.artifacts} - {0}
+    return bool(slides) and numbers <= slides
 
 
 def slide_number(document: Document, artifact: Artifact) -> list[Candidate]:
