@@ -26,6 +26,7 @@ STEM = 4
 URL_SCHEME = re.compile(r"\b(?:https?|ftp)://|\bmailto:", re.IGNORECASE)
 OPTION_LIST = re.compile(r"\([^()]*,[^()]*\)")
 QUOTED = re.compile(r"“([^”]*)”")
+NAME_QUOTE = re.compile(r"“([^”]*)”|'([^']*)'")
 LANGUAGE_TAG = re.compile(r"^([a-z]{2,3})(?:[-_][a-z0-9]+)*$", re.IGNORECASE)
 EQUATION_NOISE = re.compile(r"[\s\\{}]|\\left|\\right")
 
@@ -142,8 +143,8 @@ def default_name(_: Document, __: Artifact | None, candidate: Candidate) -> Find
     if value in defaults.DEFAULT_NAMES:
         return candidate.probe.value, "a name the application gives a new element"
     found = defaults.DEFAULT_NAME.match(value)
-    if found is None:
-        return None
+    if found is None or not _quoted_in_answer(candidate):
+        return None  # "Slide 1 is hidden" places an element; it does not name one
     words = tokens(candidate.question)
     numbers = {int(w) for w in words if w.isdigit()} | {
         defaults.ORDINALS[w] for w in words if w in defaults.ORDINALS
@@ -152,6 +153,16 @@ def default_name(_: Document, __: Artifact | None, candidate: Candidate) -> Find
     if number == 1 or number in numbers:
         return candidate.probe.value, "a name the application gives a new element"
     return None
+
+
+def _quoted_in_answer(candidate: Candidate) -> bool:
+    """The answer gives the value as a name, in quotes ('Sheet3', “Section 1”)."""
+    value = normalize(candidate.probe.value)
+    return any(
+        normalize(found.group(1) or found.group(2) or "") == value
+        for statement in candidate.answer
+        for found in NAME_QUOTE.finditer(statement)
+    )
 
 
 def script_language(

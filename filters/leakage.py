@@ -40,6 +40,8 @@ PROPERTY_CATEGORIES = FORMATTING_CATEGORIES | {
     "Language",
     "Slide Properties - Hidden",
 }
+# Elements that annotate one cell: a copy on another sheet annotates another cell.
+ANNOTATION_KINDS = frozenset({"comment", "comment-reply", "note"})
 UNTESTABLE = frozenset({"yes", "no", "true", "false", "none", "n/a"})
 
 
@@ -113,8 +115,15 @@ def test_elements(
     index: ElementIndex,
     view: View,
     cloze: bool = False,
+    question: str = "",
 ) -> LeakageResult:
-    """`test`, reading the whole view and judging each match by the element that states it."""
+    """`test`, reading the whole view and judging each match by the element that states it.
+
+    A question that names its target apart is not answered by a mirror element of the same
+    kind: another PivotTable or defined name (the question names its own), the same comment
+    on a copied sheet (the question names its sheet and cell). A formula copied to another
+    sheet still states the computation, and rejects.
+    """
     if not testable(probe.value):
         return LeakageResult(
             "unverified", "", f"answer {probe.value!r} is too short to test lexically"
@@ -133,7 +142,9 @@ def test_elements(
         where = owner.locator if owner is not None else "the body text"
         rest = f" {normal} ".replace(f" {value} ", " ", 1)
         if all(_has_anchor(rest, anchor) for anchor in anchors):
-            if not cloze and _sibling(owner, target, related):
+            if not cloze and (
+                _sibling(owner, target, related) or _named_apart(owner, target, related, question)
+            ):
                 other_elements.append(where)
                 continue
             reason = f"answer still stated in this view, by {where} ({shown})"
@@ -164,6 +175,28 @@ def _sibling(owner: Artifact | None, target: Artifact, related: frozenset[str]) 
     )
 
 
+def _named_apart(
+    owner: Artifact | None, target: Artifact, related: frozenset[str], question: str
+) -> bool:
+    """Another element of the target's kind that the question's own naming rules out: the
+    question names the target's sheet and cell, or the target's name, and not the owner's."""
+    if owner is None or owner.id in related or owner.kind != target.kind or not question:
+        return False
+    asked = f" {normalize(question)} "
+    mine, theirs = target.facts, owner.facts
+    name, other = str(mine.get("name") or ""), str(theirs.get("name") or "")
+    if name and normalize(name) != normalize(other) and f" {normalize(name)} " in asked:
+        return True
+    if target.kind not in ANNOTATION_KINDS:
+        return False
+    cell = str(mine.get("ref") or mine.get("cell") or "")
+    here, there = place(target), place(owner)
+    sheet = normalize(here.removeprefix("On sheet ").strip("'"))
+    return bool(cell and sheet and here != there) and all(
+        f" {normalize(part)} " in asked for part in (cell, sheet)
+    )
+
+
 def _same_slide_other_kind(owner: Artifact | None, target: Artifact, here: str) -> bool:
     """Another kind of text or table on the target's slide (notes and slide, shape and table)."""
     return (
@@ -187,4 +220,7 @@ def _has_anchor(line: str, anchor: str) -> bool:
     if len(words) <= SHORT_ANCHOR:
         return f" {anchor} " in f" {line} "
     present = set(words) & set(line.split())
+    # A cell address or number in the anchor ("… c4") is what singles the element out.
+    if any(any(c.isdigit() for c in word) and word not in present for word in words):
+        return False
     return len(present) >= ANCHOR_SHARE * len(set(words))

@@ -316,6 +316,19 @@ def labelled(label: str) -> bool:
 CLOZE_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 CLOZE_NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*\d%?(?![\w])|(?<![\w.])\d{2,}%?(?![\w])")
 CLOZE_WORD = re.compile(r"[^\W\d_]{7,}")
+# Long words a sentence's grammar or a stock phrase supplies ("Regardless of", "For example",
+# "according to"): a blank on them tests English, not the file.
+STOCK_WORDS = frozenset(
+    "however therefore regardless although additionally furthermore moreover nevertheless "
+    "otherwise meanwhile including following according whether because between through "
+    "without within another example examples important especially different several instead "
+    "usually actually probably perhaps certain general generally overall possible together "
+    "various whatever whenever wherever whereas already against towards further thereby "
+    "respectively particular specific anything everything something nothing everyone someone "
+    "themselves yourself ourselves".split()
+)
+# Separators of a run of fragments ("Poly, Inv, F1a, F1b, idem, …").
+FRAGMENT_SEPARATOR = re.compile(r"[,;:]")
 
 
 # What a cloze blanks in one sentence: (span, "number" or "word"), or None for no blank.
@@ -338,10 +351,21 @@ def cloze(
         if not shortest <= len(sentence) <= 300 or not is_sentence(sentence):
             continue
         choice = choose(sentence)
-        if choice is not None:
+        if choice is not None and (choice[1] != "word" or blankable(choice[0], sentence)):
             span, noun = choice
             out.append((sentence.replace(span, "____", 1), span, noun))
     return out
+
+
+def blankable(word: str, sentence: str) -> bool:
+    """A word worth blanking: not a stock word, not the sentence's first word (which its
+    stock phrase or capital gives away: "____ makes perfect"), not repeated in the sentence."""
+    first = WORDS.search(sentence)
+    return (
+        word.casefold() not in STOCK_WORDS
+        and (first is None or first.group(0) != word or first.start() > 2)
+        and len(re.findall(rf"\b{re.escape(word)}\b", sentence, re.IGNORECASE)) == 1
+    )
 
 
 def cloze_spans(text: str, limit: int = 2) -> list[tuple[str, str]]:
@@ -364,7 +388,7 @@ def cloze_spans(text: str, limit: int = 2) -> list[tuple[str, str]]:
         words = [
             w
             for w in CLOZE_WORD.findall(sentence)
-            if text.count(w) == 1 and f" {normalize(w)} " in tokens
+            if text.count(w) == 1 and f" {normalize(w)} " in tokens and blankable(w, sentence)
         ]
         return (max(words, key=len), "word") if words else None
 
@@ -377,7 +401,21 @@ def is_sentence(text: str) -> bool:
     words = WORDS.findall(text)
     if len(words) < 6 or text.rstrip().endswith((",", ";", "-", "–")):
         return False
+    if _fragments(text):
+        return False
     return bool(SENTENCE_END.search(text.strip())) or len(words) >= 10
+
+
+def _fragments(text: str) -> bool:
+    """A run of short fragments between commas, semicolons or colons (a keyword list, a list
+    item trailing off in "…"), not a sentence."""
+    parts = [part.strip() for part in FRAGMENT_SEPARATOR.split(text)]
+    if len(parts) < 3:
+        return False
+    if not WORDS.search(parts[-1]):  # "Vector DBs, specialized data prep vendors, …"
+        return True
+    short = sum(1 for part in parts if len(WORDS.findall(part)) <= 3)
+    return short >= 0.75 * len(parts)
 
 
 DEFAULT_SERIES = re.compile(r"^Series \d+$")
@@ -496,10 +534,37 @@ def chart_extremes(document: Document, artifact: Artifact, name: str) -> list[Ca
     return []
 
 
+# A later property the file often leaves equal to an earlier one (saved once, by its author).
+PAIRED_PROPERTIES = {"modified": "created", "lastModifiedBy": "creator"}
+
+
+def _property(document: Document, key: str) -> Artifact | None:
+    return next(
+        (
+            a
+            for a in document.artifacts
+            if a.kind == "metadata"
+            and a.facts.get("key") == key
+            and a.facts.get("source") != "custom"
+        ),
+        None,
+    )
+
+
+def _same_value(document: Document, key: str, value: str) -> Artifact | None:
+    """The property `key` when it holds the same value (normalised), else None."""
+    other = _property(document, key)
+    if other is None or normalize(str(other.facts.get("value"))) != normalize(value):
+        return None
+    return other
+
+
 def metadata_rule(noun: str, value_question: Callable[[str], str]) -> Rule:
     """The document-property rule for an application whose files are called `noun`.
 
     `value_question(label)` asks for a property that is neither a person nor a date.
+    When the file's last save left "Modified" equal to "Created" (or "Last modified by"
+    equal to the author), either property states the other: one question asks both.
     """
 
     def metadata(document: Document, artifact: Artifact) -> list[Candidate]:
@@ -513,6 +578,38 @@ def metadata_rule(noun: str, value_question: Callable[[str], str]) -> Rule:
             question = f"What value does the custom document property “{label}” hold?"
         elif key in NOISY_PROPERTIES:
             return []
+        elif key in PAIRED_PROPERTIES and _same_value(document, PAIRED_PROPERTIES[key], value):
+            return []  # asked together with its pair
+        elif other := next(
+            (
+                same
+                for later, earlier in PAIRED_PROPERTIES.items()
+                if earlier == key and (same := _same_value(document, later, value))
+            ),
+            None,
+        ):
+            question = (
+                f"When was the {noun} created, and when was it last modified, according to its "
+                "properties?"
+                if key == "created"
+                else f"Who is recorded as the {noun}'s {label.lower()}, and who last modified "
+                "it, according to its properties?"
+            )
+            return [
+                candidate(
+                    document,
+                    artifact,
+                    f"metadata-{key}",
+                    question,
+                    [
+                        f"The document property “{label}” is {value}.",
+                        f"The document property “{other.facts['label']}” is {value}.",
+                    ],
+                    value=value,
+                    anchor=[label],
+                    notes=[f"“{label}” and “{other.facts['label']}” hold the same value"],
+                )
+            ]
         elif key == "lastModifiedBy":
             question = f"Who last modified the {noun}, according to its properties?"
         elif key in ("creator", "Manager"):

@@ -35,6 +35,7 @@ DISPLAYED_LAYOUTS = frozenset(LAYOUT_NAMES.values())
 FOOTER_KINDS = ("date placeholder", "footer placeholder", "slide number placeholder")
 TITLE_ROLES = ("title", "ctrTitle")
 HIDDEN_WORDS = ("hidden", "hide")
+GRADIENT = re.compile(r"^gradient \((.+)\)$")
 # The fewest letters a run needs for its language tag to be a question ("β" is a symbol).
 LANGUAGE_RUN_LETTERS = 3
 
@@ -226,6 +227,20 @@ def shape_style(document: Document, artifact: Artifact) -> list[Candidate]:
                 [f"It is {_a(geometry)} shape."],
                 value=geometry,
                 anchor=[*anchor, "shape geometry"],
+            )
+        )
+    gradient = GRADIENT.match(str(facts.get("fill") or ""))
+    if gradient and not any(_says(raw, name) for name in gradient.group(1).split(" to ")):
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "shape-gradient",
+                f"What fill does {subject} on slide {slide} have?",
+                [f"It has a gradient fill running from {gradient.group(1)}."],
+                value=gradient.group(1),
+                anchor=[*anchor, "fill colour"],
+                notes=["a gradient fill: its colours, not one colour"],
             )
         )
     if facts.get("fill_name") and not _says(raw, facts["fill_name"]):
