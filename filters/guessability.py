@@ -26,6 +26,8 @@ STEM = 4
 URL_SCHEME = re.compile(r"\b(?:https?|ftp)://|\bmailto:", re.IGNORECASE)
 OPTION_LIST = re.compile(r"\([^()]*,[^()]*\)")
 QUOTED = re.compile(r"“([^”]*)”")
+PIECE = re.compile(r"[\W_]+")
+SHAPE_MARKER = re.compile(r"\[[^\]]*\]")
 NAME_QUOTE = re.compile(r"“([^”]*)”|'([^']*)'")
 LANGUAGE_TAG = re.compile(r"^([a-z]{2,3})(?:[-_][a-z0-9]+)*$", re.IGNORECASE)
 EQUATION_NOISE = re.compile(r"[\s\\{}]|\\left|\\right")
@@ -122,7 +124,7 @@ def self_named(_: Document, __: Artifact | None, candidate: Candidate) -> Findin
     for content: "FOOTER GOES HERE" for a footer, "This is the endnote." for an endnote, the
     oval reading "Oval", cell B3 reading "B3", a link on "Hunt Institute" to hunt-institute.org."""
     value = candidate.probe.value
-    words = content_tokens(value)
+    words = _pieces(value)
     if not words or len(words) > defaults.SELF_NAMED_WORDS:
         return None
     if not any(char.isalpha() for word in words for char in word):
@@ -130,10 +132,15 @@ def self_named(_: Document, __: Artifact | None, candidate: Candidate) -> Findin
     stated = normalize(" ".join(candidate.answer))
     if f" {normalize(_bare(value))} " not in f" {normalize(_bare(stated))} ":
         return None  # the value is an internal handle the answer does not state
-    asked = set(content_tokens(OPTION_LIST.sub(" ", candidate.question)))  # options only offer
+    asked = set(_pieces(OPTION_LIST.sub(" ", candidate.question)))  # options only offer
     if any(word not in asked and word not in defaults.FILLER_WORDS for word in words):
         return None
     return value, "the answer only names its own element or repeats the question's words"
+
+
+def _pieces(text: str) -> list[str]:
+    """Content words, with addresses split at their dots and dashes ('hunt-institute.org')."""
+    return [piece for word in content_tokens(text) for piece in PIECE.split(word) if piece]
 
 
 def default_name(_: Document, __: Artifact | None, candidate: Candidate) -> Finding | None:
@@ -183,7 +190,9 @@ def script_language(
 
 
 def _document_text(document: Document) -> str:
-    return " ".join(a.text for a in document.artifacts if a.modality in ("text", "table"))[:20000]
+    """The file's text as a reader sees it (no '[TextBox 4]' shape markers)."""
+    text = " ".join(a.text for a in document.artifacts if a.modality in ("text", "table"))
+    return SHAPE_MARKER.sub(" ", text[:20000])
 
 
 def _script(text: str) -> str:

@@ -325,7 +325,7 @@ STOCK_WORDS = frozenset(
     "usually actually probably perhaps certain general generally overall possible together "
     "various whatever whenever wherever whereas already against towards further thereby "
     "respectively particular specific anything everything something nothing everyone someone "
-    "themselves yourself ourselves".split()
+    "everybody somebody themselves yourself ourselves".split()
 )
 # Separators of a run of fragments ("Poly, Inv, F1a, F1b, idem, …").
 FRAGMENT_SEPARATOR = re.compile(r"[,;:]")

@@ -8,6 +8,7 @@ from filters import leakage
 from filters.ablation import ablation_views
 from filters.groundedness import check_document
 from generators.draft import candidate
+from generators.rules import excel
 
 
 def ablation(document: Document, item: Candidate) -> list:
@@ -120,3 +121,45 @@ def test_an_element_of_another_category_stating_the_fact_still_rejects(typical):
     (decision,) = ablation(typical, item)
     assert decision.verdict == "fail"  # the deck's Title property says it too
     assert "by docProps/core.xml title" in decision.reason
+
+
+def outcomes_of(document: Document, kind: str, question_type: str, where: str) -> list:
+    """Check outcomes of the rule questions of `question_type` whose question names `where`."""
+    rules = excel.RULES[kind]
+    items = [
+        item
+        for artifact in document.artifacts
+        if artifact.kind == kind
+        for item in rules(document, artifact)
+        if item.question_type == question_type and where in item.question
+    ]
+    assert items
+    return check_document(document, items)
+
+
+def test_a_formula_is_not_taken_for_its_neighbour_by_a_long_anchor(corpus, extracted):
+    document = extracted(corpus / "excel" / "stress002.xlsx")
+    where = "cell C4 of sheet 'Schedule D Supplemental Tables'"
+    (outcome,) = outcomes_of(document, "formula", "formula-cross-sheet", where)
+    # D4 reads the same sheet: its locator shares the sheet's words, not the cell C4
+    assert outcome.status == "kept", outcome.reason
+
+
+def test_the_same_comment_on_a_copied_sheet_does_not_reject_either_copy(corpus, extracted):
+    document = extracted(corpus / "excel" / "stress002.xlsx")
+    both = [
+        outcome
+        for sheet in ("Schedule A", "CS Worksheet")
+        for outcome in outcomes_of(
+            document, "comment", "comment-author", f"cell B6 of sheet '{sheet}'"
+        )
+    ]
+    assert len(both) == 2
+    assert all(outcome.status == "kept" for outcome in both), [o.reason for o in both]
+
+
+def test_another_pivot_with_the_same_fields_does_not_reject(corpus, extracted):
+    document = extracted(corpus / "excel" / "TemplateWithTableSourcePivotTables.xlsx")
+    for name in ("'PivotTable5'", "'GeneratedYieldCurvePivotTable'"):
+        (outcome,) = outcomes_of(document, "pivot", "pivot-row-fields", name)
+        assert outcome.status == "kept", outcome.reason
