@@ -134,7 +134,15 @@ def slide_text(document: Document, artifact: Artifact) -> list[Candidate]:
             and a.id != artifact.id
             and " ".join(a.facts.get("plain", "").split()) == title
         ]
-        if 3 <= len(title) <= 120 and not duplicates:
+        titles = [
+            a
+            for a in document.artifacts
+            if a.kind == "slide-text"
+            and _slide(a) == slide
+            and a.facts.get("role") in TITLE_ROLES
+            and a.id != artifact.id
+        ]
+        if 3 <= len(title) <= 120 and not duplicates and not titles:  # two titles: which one?
             out.append(
                 candidate(
                     document,

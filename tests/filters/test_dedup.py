@@ -77,3 +77,18 @@ def test_the_same_question_with_different_answers_and_no_place_is_ambiguous(typi
     reasons = rejected([one, other])
     assert set(reasons) == {one.id, "other"}
     assert all(reason.startswith("ambiguous") for reason in reasons.values())
+
+
+def test_one_question_on_copied_slides_is_asked_once(corpus, extracted):
+    document = extracted(corpus / "powerpoint" / "stress013.pptx")
+    groups = [
+        c
+        for c in generate(document)
+        if c.question_type == "group-members" and "“Benchmark suite”" in c.question
+    ]
+    assert len(groups) >= 2 and len({c.artifact_id for c in groups}) == len(groups)
+    assert len({" ".join(c.answer) for c in groups}) == 1
+    assert len(rejected(groups)) == len(groups) - 1
+    # different answers on two slides stay two questions
+    titles = [c for c in generate(document) if c.question_type == "slide-title"][:2]
+    assert len(titles) == 2 and rejected(titles) == {}
