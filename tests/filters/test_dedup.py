@@ -92,3 +92,11 @@ def test_one_question_on_copied_slides_is_asked_once(corpus, extracted):
     # different answers on two slides stay two questions
     titles = [c for c in generate(document) if c.question_type == "slide-title"][:2]
     assert len(titles) == 2 and rejected(titles) == {}
+    # named by number alone, two slides' frontmost pictures are two facts
+    fronts = [
+        c
+        for c in generate(document)
+        if c.question_type == "z-order-front" and c.answer == [c.answer[0]]
+    ]
+    same = [c for c in fronts if c.answer == fronts[0].answer]
+    assert len(same) >= 2 and rejected(same) == {}
