@@ -226,6 +226,25 @@ def count_of_one(_: Document, __: Artifact | None, candidate: Candidate) -> Find
     return None
 
 
+def uniform_in_file(
+    document: Document, artifact: Artifact | None, candidate: Candidate
+) -> Finding | None:
+    """An answer every element of the target's kind shares (one comment author, one layout
+    on every slide, one fill on every shape): each of the others states it too."""
+    if artifact is None:
+        return None
+    value = normalize(candidate.probe.value)
+    keys = [k for k, v in artifact.facts.items() if isinstance(v, str) and normalize(v) == value]
+    same_kind = [a for a in document.artifacts if a.kind == artifact.kind]
+    if not value or not keys or len(same_kind) < defaults.UNIFORM_LEAST:
+        return None
+    for key in keys:
+        if all(normalize(str(a.facts.get(key) or "")) == value for a in same_kind):
+            why = f"all {len(same_kind)} {artifact.kind} elements share this {key}"
+            return candidate.probe.value, f"{why}: the others state the answer"
+    return None
+
+
 def in_shape_name(_: Document, artifact: Artifact | None, candidate: Candidate) -> Finding | None:
     name = normalize(str((artifact.facts if artifact else {}).get("shape_name") or ""))
     value = normalize(candidate.probe.value)
@@ -341,6 +360,7 @@ RULES: tuple[Callable[[Document, Artifact | None, Candidate], Finding | None], .
     built_in_equation,
     count_of_one,
     in_shape_name,
+    uniform_in_file,
     automatic_alt_text,
     application_default,
     sample_chart_data,

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from openpyxl import Workbook
+from openpyxl.comments import Comment
+
+from extractors import extract_file
 from fidelity.core.document import Candidate, Document
 from filters import guessability
 from filters.groundedness import check_document
@@ -208,3 +212,20 @@ def test_gallery_equations_machine_alt_text_counts_of_one_and_sum_are_guessable(
     pivot = "Which aggregation does the PivotTable 'Sales' apply to the field 'Amount'?"
     assert ask(typical, "pivot-aggregation", pivot, "Sum").verdict == "fail"
     assert ask(typical, "pivot-aggregation", pivot, "Average").verdict == "pass"
+
+
+def test_an_answer_every_element_of_its_kind_shares_is_stated_by_the_others(tmp_path):
+    def authors(names: list[str]) -> list[str]:
+        book = Workbook()
+        for row, name in enumerate(names, start=1):
+            book.active.cell(row, 1, f"Item {row}").comment = Comment(f"Check row {row}", name)
+        path = tmp_path / f"{len(set(names))}.xlsx"
+        book.save(path)
+        document = Document(sha256="7" * 64, app="excel", format="xlsx", source=str(path))
+        document = extract_file(path, document, tmp_path / "media" / path.stem)
+        asked = [c for c in generate(document) if c.question_type == "comment-author"]
+        assert asked
+        return [guessability.check(document, c).verdict for c in asked]
+
+    assert set(authors(["Dana Reyes"] * 3)) == {"fail"}
+    assert set(authors(["Dana Reyes", "Ola Berg", "Dana Reyes"])) == {"pass"}
