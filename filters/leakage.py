@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fidelity.core.document import Artifact, Probe, Verdict
-from fidelity.core.text import content_tokens, normalize, tokens
+from fidelity.core.text import STOPWORDS, content_tokens, normalize, tokens
 from fidelity.core.views import FORMATTING_CATEGORIES, View
 from filters.elements import ElementIndex, place
 
@@ -30,6 +30,8 @@ MATCH = "lexical-leakage"
 ANCHOR_SHARE = 0.6
 SHORT_ANCHOR = 4
 SHINGLE_SHARE = 0.8
+# The fewest distinctive words by which a short value is found out of order.
+DISTINCTIVE_LEAST = 2
 SLIDE = "On slide "
 # Categories whose questions ask an element's property, not content it states.
 PROPERTY_CATEGORIES = FORMATTING_CATEGORIES | {
@@ -62,10 +64,31 @@ def _shingles(words: list[str], size: int = 3) -> set[tuple[str, ...]]:
 
 
 def _contains_value(paragraph: str, value: str, value_words: list[str]) -> bool:
+    """The value on the line: as a phrase; a short value also by its distinctive words in
+    another order ("2030 reduction scenario" for "Reduction scenario 2030"); a long one by
+    most of its word triples."""
     if len(value_words) < 6:
-        return f" {value} " in f" {paragraph} "
+        if f" {value} " in f" {paragraph} ":
+            return True
+        distinctive = _distinctive(value_words)
+        return len(distinctive) >= DISTINCTIVE_LEAST and distinctive <= set(paragraph.split())
     wanted = _shingles(value_words)
     return len(wanted & _shingles(paragraph.split())) >= SHINGLE_SHARE * len(wanted)
+
+
+def _distinctive(words: list[str]) -> set[str]:
+    """The words of a value a reader would search for: no stop words, no one-letter words."""
+    return {word for word in words if word not in STOPWORDS and len(word) > 1}
+
+
+def _without_value(line: str, value: str, value_words: list[str]) -> str:
+    """The line with the value taken out (its phrase, else each of its words once)."""
+    padded = f" {line} "
+    if f" {value} " in padded:
+        return padded.replace(f" {value} ", " ", 1)
+    for word in value_words:
+        padded = padded.replace(f" {word} ", " ", 1)
+    return padded
 
 
 Lines = list[tuple[str, str]]
@@ -99,7 +122,7 @@ def test(view_lines: Lines, probe: Probe) -> LeakageResult:
     for line, normal in view_lines:
         if not _contains_value(normal, value, value_words):
             continue
-        rest = f" {normal} ".replace(f" {value} ", " ", 1)
+        rest = _without_value(normal, value, value_words)
         if not all(_has_anchor(rest, anchor) for anchor in anchors):
             continue
         return LeakageResult("fail", line.strip()[:300], "answer still stated in this view")
@@ -138,9 +161,11 @@ def test_elements(
     for line, normal in view_lines:
         if not _contains_value(normal, value, value_words):
             continue
-        owner = index.owner(normal, value, view)
+        owner = index.owner(
+            normal, value, view, lambda own: _contains_value(own, value, value_words)
+        )
         where = owner.locator if owner is not None else "the body text"
-        rest = f" {normal} ".replace(f" {value} ", " ", 1)
+        rest = _without_value(normal, value, value_words)
         if all(_has_anchor(rest, anchor) for anchor in anchors):
             if not cloze and (
                 _sibling(owner, target, related) or _named_apart(owner, target, related, question)
