@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from pptx import Presentation
+from pptx.util import Inches
+
+from extractors import extract_file
 from fidelity.core.document import Candidate, Document
 from fidelity.core.views import view_context
 from filters import leakage
 from filters.ablation import ablation_views
 from filters.groundedness import check_document
 from generators.draft import candidate
-from generators.rules import excel
+from generators.rules import excel, generate
 
 
 def ablation(document: Document, item: Candidate) -> list:
@@ -163,3 +167,27 @@ def test_another_pivot_with_the_same_fields_does_not_reject(corpus, extracted):
     for name in ("'PivotTable5'", "'GeneratedYieldCurvePivotTable'"):
         (outcome,) = outcomes_of(document, "pivot", "pivot-row-fields", name)
         assert outcome.status == "kept", outcome.reason
+
+
+def test_a_short_answer_stated_in_other_words_order_still_leaks(tmp_path):
+    made = Presentation()
+    slide = made.slides.add_slide(made.slide_layouts[5])
+    slide.shapes.title.text = "Where crops grow"
+    rows = [["Crop", "Region"], ["Apples", "North coast"], ["Pears", "South valley"]]
+    rows += [["Plums", "East hills"]]
+    table = slide.shapes.add_table(4, 2, Inches(1), Inches(2), Inches(6), Inches(2)).table
+    for r, row in enumerate(rows):
+        for c, text in enumerate(row):
+            table.cell(r, c).text = text
+    other = made.slides.add_slide(made.slide_layouts[5])
+    other.shapes.title.text = "Field notes"
+    box = other.shapes.add_textbox(Inches(1), Inches(2), Inches(6), Inches(1))
+    box.text_frame.text = "Apples grow best on the coast, north of the old harbour."
+    path = tmp_path / "crops.pptx"
+    made.save(path)
+    document = Document(sha256="8" * 64, app="powerpoint", format="pptx", source=str(path))
+    document = extract_file(path, document, tmp_path / "media")
+    cells = [c for c in generate(document) if c.question_type == "table-cell"]
+    status = {o.candidate.probe.value: o.status for o in check_document(document, cells)}
+    assert status.pop("North coast") == "rejected"  # slide 2 states it, words reordered
+    assert status and set(status.values()) == {"kept"}
