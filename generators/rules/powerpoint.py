@@ -35,6 +35,7 @@ DISPLAYED_LAYOUTS = frozenset(LAYOUT_NAMES.values())
 FOOTER_KINDS = ("date placeholder", "footer placeholder", "slide number placeholder")
 TITLE_ROLES = ("title", "ctrTitle")
 HIDDEN_WORDS = ("hidden", "hide")
+DEFAULT_FILL_THEME = "accent1"
 GRADIENT = re.compile(r"^gradient \((.+)\)$")
 # The fewest letters a run needs for its language tag to be a question ("β" is a symbol).
 LANGUAGE_RUN_LETTERS = 3
@@ -251,7 +252,9 @@ def shape_style(document: Document, artifact: Artifact) -> list[Candidate]:
                 notes=["a gradient fill: its colours, not one colour"],
             )
         )
-    if facts.get("fill_name") and not _says(raw, facts["fill_name"]):
+    # A fill from the shape's style reference in accent 1 is what every new shape gets.
+    default_fill = facts.get("fill_from_style") and facts.get("fill_theme") == DEFAULT_FILL_THEME
+    if facts.get("fill_name") and not _says(raw, facts["fill_name"]) and not default_fill:
         out.append(
             candidate(
                 document,

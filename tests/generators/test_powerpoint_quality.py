@@ -210,3 +210,14 @@ def test_a_run_s_language_needs_letters_and_a_script_that_does_not_give_it(
     assert language.probe.value == "ru-RU"
     decision = guessability.check(deck, language)
     assert decision.verdict == "fail" and "cyrillic script" in decision.reason
+
+
+def test_the_fill_every_new_shape_gets_is_not_asked(
+    corpus: Path, extracted: Callable[[Path], Document]
+) -> None:
+    document = extracted(corpus / "powerpoint" / "group-shapes-nested.pptx")
+    styles = {a.facts["shape_name"]: a.facts for a in document.artifacts if a.kind == "shape-style"}
+    pentagon = styles["Regular Pentagon 12"]  # fill from its style reference: accent 1
+    assert pentagon["fill_from_style"] and pentagon["fill_theme"] == "accent1"
+    fills = [c for c in generate(document) if c.question_type == "shape-fill"]
+    assert not [c for c in fills if "“J”" in c.question]
