@@ -19,6 +19,7 @@ answer still appears.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from fidelity.core.document import Artifact, Probe, Verdict
@@ -30,6 +31,12 @@ MATCH = "lexical-leakage"
 ANCHOR_SHARE = 0.6
 SHORT_ANCHOR = 4
 SHINGLE_SHARE = 0.8
+# A cloze's quoted sentence, split at its blank; the blank's neighbours on each side, the
+# fewest of them, and the fewest that are not stop words, for its phrase to be telling.
+BLANKED = re.compile(r"“([^”]*)____([^”]*)”")
+CONTEXT_WORDS = 2
+CONTEXT_LEAST = 3
+CONTEXT_CONTENT = 2
 # The fewest distinctive words by which a short value is found out of order.
 DISTINCTIVE_LEAST = 2
 SLIDE = "On slide "
@@ -156,6 +163,7 @@ def test_elements(
     anchors = [normalize(phrase) for phrase in probe.anchor if normalize(phrase)]
     shown = f"anchors {anchors}" if anchors else "no anchors"
     here = place(target)
+    context = _blank_context(question, value) if cloze else ""
     other_elements: list[str] = []
     unanchored: list[str] = []
     for line, normal in view_lines:
@@ -173,6 +181,9 @@ def test_elements(
                 other_elements.append(where)
                 continue
             reason = f"answer still stated in this view, by {where} ({shown})"
+            return LeakageResult("fail", line.strip()[:300], reason)
+        if context and f" {context} " in f" {normal} ":
+            reason = f"{where} repeats the blank's phrase “{context}”"
             return LeakageResult("fail", line.strip()[:300], reason)
         if cloze and _same_slide_other_kind(owner, target, here):
             reason = f"{here.lower()}, {where} states the answer too ({shown})"
@@ -198,6 +209,20 @@ def _sibling(owner: Artifact | None, target: Artifact, related: frozenset[str]) 
         and owner.id not in related
         and owner.category == target.category
     )
+
+
+def _blank_context(question: str, value: str) -> str:
+    """The blank of a cloze with the words around it filled in ("our volunteers planted
+    young"): another passage that repeats this phrase states the missing word. Empty when the
+    neighbours are too few or only stop words (the phrase would be common)."""
+    found = BLANKED.search(question)
+    if found is None:
+        return ""
+    before, after = tokens(found.group(1))[-CONTEXT_WORDS:], tokens(found.group(2))[:CONTEXT_WORDS]
+    around = before + after
+    if len(around) < CONTEXT_LEAST or sum(w not in STOPWORDS for w in around) < CONTEXT_CONTENT:
+        return ""
+    return " ".join([*before, value, *after])
 
 
 def _named_apart(

@@ -191,3 +191,31 @@ def test_a_short_answer_stated_in_other_words_order_still_leaks(tmp_path):
     status = {o.candidate.probe.value: o.status for o in check_document(document, cells)}
     assert status.pop("North coast") == "rejected"  # slide 2 states it, words reordered
     assert status and set(status.values()) == {"kept"}
+
+
+def test_a_cloze_whose_phrase_another_passage_repeats_is_rejected(tmp_path):
+    def deck(second: str) -> list:
+        made = Presentation()
+        for text in (
+            "Our volunteers planted young apple saplings along the northern riverbank this spring.",
+            second,
+        ):
+            slide = made.slides.add_slide(made.slide_layouts[6])
+            box = slide.shapes.add_textbox(Inches(1), Inches(1), Inches(8), Inches(1))
+            box.text_frame.text = text
+        path = tmp_path / f"{len(second)}.pptx"
+        made.save(path)
+        document = Document(sha256="9" * 64, app="powerpoint", format="pptx", source=str(path))
+        document = extract_file(path, document, tmp_path / "media" / path.stem)
+        clozes = [
+            c
+            for c in generate(document)
+            if c.question_type == "slide-text-cloze" and "On slide 1," in c.question
+        ]
+        assert [c.probe.value for c in clozes] == ["volunteers"]
+        return check_document(document, clozes)
+
+    (repeated,) = deck("Last year our volunteers planted young oaks beside the school gates.")
+    assert repeated.status == "rejected" and "repeats the blank's phrase" in repeated.reason
+    (elsewhere,) = deck("Many volunteers joined the harvest festival beside the school gates.")
+    assert elsewhere.status == "kept"
