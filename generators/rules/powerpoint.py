@@ -46,6 +46,12 @@ def _a(noun: str) -> str:
     return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
 
 
+def _upper_first(phrase: str) -> str:
+    """The phrase with a capital first letter, its quoted text untouched ("The text box
+    reading “IHEP (2010)”", where str.capitalize would lower-case the quote)."""
+    return phrase[:1].upper() + phrase[1:]
+
+
 def _slide(artifact: Artifact) -> int:
     return int(artifact.facts.get("slide", 0))
 
@@ -178,7 +184,7 @@ def shape_text(document: Document, artifact: Artifact) -> list[Candidate]:
                 artifact,
                 "shape-text",
                 f"What text is written inside {called} on slide {slide}?",
-                [f"{called.capitalize()} on slide {slide} reads “{text}”."],
+                [f"{_upper_first(called)} on slide {slide} reads “{text}”."],
                 value=text,
                 anchor=[_name(artifact)],
                 notes=[f"shape named by its kind or geometry: {called}"],
@@ -672,7 +678,7 @@ def slide_structure(document: Document, artifact: Artifact) -> list[Candidate]:
                 artifact,
                 "group-members",
                 f"On slide {slide}, which shapes are grouped together with {first}?",
-                [f"{str(m).capitalize()} is grouped with {first}." for m in rest],
+                [f"{_upper_first(str(m))} is grouped with {first}." for m in rest],
                 value=group["members"][1],
                 anchor=[f"on slide {slide}", f"in group [{group['name']}]"],
                 notes=[f"group members named by visible text: {listed}"],
@@ -696,7 +702,7 @@ def slide_structure(document: Document, artifact: Artifact) -> list[Candidate]:
                 "shape-position",
                 f"Where is the top-left corner of {called} on slide {slide} "
                 "(offsets from the slide's left and top edges)?",
-                [f"{called.capitalize()} is placed at {where}."],
+                [f"{_upper_first(called)} is placed at {where}."],
                 value=where,
                 anchor=[f"Shape [{shape['name']}] on slide {slide}"],
             )

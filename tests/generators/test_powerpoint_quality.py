@@ -4,6 +4,7 @@ text that states its own answer, ambiguous targets, defaults and one-colour grad
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -221,3 +222,15 @@ def test_the_fill_every_new_shape_gets_is_not_asked(
     assert pentagon["fill_from_style"] and pentagon["fill_theme"] == "accent1"
     fills = [c for c in generate(document) if c.question_type == "shape-fill"]
     assert not [c for c in fills if "“J”" in c.question]
+
+
+def test_an_answer_quotes_a_shape_s_text_as_the_question_does(
+    corpus: Path, extracted: Callable[[Path], Document]
+) -> None:
+    document = extracted(corpus / "powerpoint" / "aascu.org_hbcu_leadershipsummit_cooper_.pptx")
+    placed = [c for c in generate(document) if c.question_type == "shape-position"]
+    quoted = [c for c in placed if "“" in c.question]
+    assert quoted
+    for item in quoted:
+        asked = re.findall(r"“[^”]*”", item.question)
+        assert re.findall(r"“[^”]*”", item.answer[0]) == asked, item.answer
