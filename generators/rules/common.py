@@ -418,6 +418,12 @@ def _fragments(text: str) -> bool:
     return short >= 0.75 * len(parts)
 
 
+# Words of the title a chart gets before its author names it ("Chart Title", "Title text",
+# "Diagrammtitel", "Titre du graphique").
+PLACEHOLDER_TITLE_WORDS = frozenset(
+    "chart title text diagrammtitel diagrammtitle titre du graphique título del gráfico "
+    "titolo grafico название диаграммы".split()
+)
 DEFAULT_SERIES = re.compile(r"^Series \d+$")
 DEFAULT_CATEGORY = re.compile(r"^Category \d+$")
 
@@ -447,6 +453,8 @@ def chart_questions(document: Document, artifact: Artifact) -> list[Candidate]:
     PowerPoint charts)."""
     facts = artifact.facts
     title = facts.get("title")
+    if title and set(normalize(title).split()) <= PLACEHOLDER_TITLE_WORDS:
+        title = None  # "Chart Title", "Title text": the placeholder, not a name
     place = _chart_place(document, artifact)
     name = f"the chart titled “{quote(title, 60)}”" if title else place
     if name is None or sample_data(facts):

@@ -234,3 +234,12 @@ def test_an_answer_quotes_a_shape_s_text_as_the_question_does(
     for item in quoted:
         asked = re.findall(r"“[^”]*”", item.question)
         assert re.findall(r"“[^”]*”", item.answer[0]) == asked, item.answer
+
+
+def test_a_chart_is_never_named_by_its_placeholder_title(
+    corpus: Path, extracted: Callable[[Path], Document]
+) -> None:
+    document = extracted(corpus / "powerpoint" / "013.pptx")
+    titles = {a.facts.get("title") for a in document.artifacts if a.kind == "chart"}
+    assert "Title text" in titles
+    assert not [c for c in generate(document) if "“Title text”" in c.question]
