@@ -317,6 +317,11 @@ def text_highlight(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     slide = _slide(artifact)
     color, text = facts["color_name"], facts["text"].strip()
+    shown = "\n".join(slide_shapes(document, slide).texts.values())
+    whole = re.compile(rf"(?<!\w){re.escape(text)}(?!\w)")
+    found = len(whole.findall(shown))
+    if text and text in shown and not found:
+        return []  # part of a word ("ighl" of "highlight"): no text a reader can quote
     same_color = [
         a
         for a in document.artifacts
@@ -326,6 +331,8 @@ def text_highlight(document: Document, artifact: Artifact) -> list[Candidate]:
         and a.facts.get("color_name") == color
     ]
     if same_color or len(text) < 3:
+        if found > 1:
+            return []  # the quoted text stands twice on the slide: which one is meant?
         return [
             candidate(
                 document,

@@ -243,3 +243,15 @@ def test_a_chart_is_never_named_by_its_placeholder_title(
     titles = {a.facts.get("title") for a in document.artifacts if a.kind == "chart"}
     assert "Title text" in titles
     assert not [c for c in generate(document) if "“Title text”" in c.question]
+
+
+def test_a_highlight_on_part_of_a_word_is_not_quoted(
+    corpus: Path, extracted: Callable[[Path], Document], tmp_path: Path
+) -> None:
+    document = extracted(corpus / "powerpoint" / "highlight-test-case.pptx")
+    parts = {a.facts["text"] for a in document.artifacts if a.kind == "text-highlight"}
+    assert "ighl" in parts  # the run boundary cuts "highlight"
+    assert not [c for c in generate(document) if c.category == "Text Highlight"]
+    fixture = Path(__file__).resolve().parents[2] / "fixtures" / "garden_review.pptx"
+    _, said = asked(fixture, tmp_path)
+    assert [c for c in said if c.category == "Text Highlight"]  # whole words still asked
