@@ -101,6 +101,16 @@ def _slide_title(document: Document, slide: int) -> str:
     return ""
 
 
+def _shown(document: Document, slide: int) -> str:
+    """All the text the slide's shapes show."""
+    return "\n".join(slide_shapes(document, slide).texts.values())
+
+
+def _whole(text: str, shown: str) -> int:
+    """How often `text` stands in `shown` as whole words (not cut out of a longer word)."""
+    return len(re.findall(rf"(?<!\w){re.escape(text)}(?!\w)", shown))
+
+
 def _only_one(document: Document, artifact: Artifact) -> bool:
     """True when no other artifact of the same kind sits on the same slide."""
     return not any(
@@ -317,9 +327,8 @@ def text_highlight(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     slide = _slide(artifact)
     color, text = facts["color_name"], facts["text"].strip()
-    shown = "\n".join(slide_shapes(document, slide).texts.values())
-    whole = re.compile(rf"(?<!\w){re.escape(text)}(?!\w)")
-    found = len(whole.findall(shown))
+    shown = _shown(document, slide)
+    found = _whole(text, shown)
     if text and text in shown and not found:
         return []  # part of a word ("ighl" of "highlight"): no text a reader can quote
     same_color = [
@@ -816,10 +825,13 @@ def slide_languages(document: Document, artifact: Artifact) -> list[Candidate]:
     out = []
     main = artifact.facts.get("main_lang")
     # A run tagged with the deck's main language is the guessable default: ask the others.
+    shown = _shown(document, slide)
     runs = [
         r
         for r in artifact.facts.get("runs", [])
-        if r["lang"] != main and sum(c.isalpha() for c in r["text"]) >= LANGUAGE_RUN_LETTERS
+        if r["lang"] != main
+        and sum(c.isalpha() for c in r["text"]) >= LANGUAGE_RUN_LETTERS
+        and (_whole(r["text"].strip(), shown) or r["text"].strip() not in shown)  # no cut words
     ]
     for run in runs[:2]:
         text = quote(run["text"], 60)

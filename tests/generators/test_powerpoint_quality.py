@@ -12,6 +12,7 @@ import pytest
 from PIL import Image
 from pptx import Presentation
 from pptx.dml.color import RGBColor
+from pptx.enum.lang import MSO_LANGUAGE_ID
 from pptx.enum.shapes import MSO_SHAPE
 from pptx.util import Inches
 
@@ -255,3 +256,26 @@ def test_a_highlight_on_part_of_a_word_is_not_quoted(
     fixture = Path(__file__).resolve().parents[2] / "fixtures" / "garden_review.pptx"
     _, said = asked(fixture, tmp_path)
     assert [c for c in said if c.category == "Text Highlight"]  # whole words still asked
+
+
+def test_a_run_cut_out_of_a_word_is_not_asked_for_its_language(tmp_path: Path) -> None:
+    made = Presentation()
+    slide = made.slides.add_slide(made.slide_layouts[6])
+    first = slide.shapes.add_textbox(Inches(1), Inches(1), Inches(8), Inches(1))
+    paragraph = first.text_frame.paragraphs[0]
+    for text, language in (
+        ("R", MSO_LANGUAGE_ID.ENGLISH_US),
+        ("eduction scenario", MSO_LANGUAGE_ID.GERMAN),
+        (" for the coastal region until the year after next", MSO_LANGUAGE_ID.ENGLISH_US),
+    ):
+        run = paragraph.add_run()
+        run.text, run.font.language_id = text, language
+    second = slide.shapes.add_textbox(Inches(1), Inches(3), Inches(8), Inches(1))
+    run = second.text_frame.paragraphs[0].add_run()
+    run.text, run.font.language_id = "Guten Morgen", MSO_LANGUAGE_ID.GERMAN
+    path = tmp_path / "runs.pptx"
+    made.save(path)
+    _, said = asked(path, tmp_path)
+    quoted = {c.question for c in of_type(said, "run-language")}
+    assert any("“Guten Morgen”" in q for q in quoted)
+    assert not any("eduction" in q for q in quoted)
