@@ -178,7 +178,11 @@ BUILT_IN_EQUATIONS = (
 )
 
 # "How many slides/sheets/pages…" of a file that has one: the answer a reader assumes.
-COUNT_OF_ONE = re.compile(r"\bhow many (?:slides|sheets|worksheets|pages|sections)\b", re.I)
+COUNT_OF_ONE = re.compile(
+    r"\bhow many (?:slides|sheets|worksheets|pages|sections) (?:does|do|are (?:there )?in|has"
+    r"|is) (?:this|the) (?:deck|presentation|slide show|workbook|document|file)\b(?! [a-z]+ed\b)",
+    re.I,
+)
 
 # The fewest elements of one kind (the target and two others) whose shared value makes
 # each one's answer stated by the rest.

@@ -209,6 +209,8 @@ def test_gallery_equations_machine_alt_text_counts_of_one_and_sum_are_guessable(
     slides = "How many slides does this presentation have?"
     assert ask(typical, "slide-count", slides, "1").verdict == "fail"
     assert ask(typical, "slide-count", slides, "12").verdict == "pass"
+    hidden = "How many slides are hidden in this presentation?"
+    assert ask(typical, "slide-count", hidden, "1").verdict == "pass"
     pivot = "Which aggregation does the PivotTable 'Sales' apply to the field 'Amount'?"
     assert ask(typical, "pivot-aggregation", pivot, "Sum").verdict == "fail"
     assert ask(typical, "pivot-aggregation", pivot, "Average").verdict == "pass"
