@@ -3,16 +3,19 @@
 Candidates are visited in stable order; the first of a near-duplicate cluster is
 kept (the better-graded one, when grades exist), the rest rejected with a pointer
 to the survivor and the estimated Jaccard similarity. A near-duplicate question counts
-only when it also has the same answer and, within a file, is about the same element
-(`same_file_or_answer`): questions on two columns of one table row, two hyperlinks or
-the 2nd and 3rd sheet names are two questions. Across files the same answer is enough:
-"Who is the author?" asked of two files is two questions, the same fact asked twice is
-one. The very same question text with different answers in one file cannot be answered
-(filters.qualify names their sheet, slide or section when it can): each is rejected.
+only when it also has the same answer and, within a file, is about the same element or
+names it by the same quoted content and differs only in its numbers (`same_file_or_answer`):
+questions on two columns of one table row, two hyperlinks or the 2nd and 3rd sheet names
+are two questions; one group asked on two copied slides is one. Across files the same
+answer is enough: "Who is the author?" asked of two files is two questions, the same fact
+asked twice is one. The very same question text with different answers in one file
+cannot be answered (filters.qualify names their sheet, slide or section when it can):
+each is rejected.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import cache
 
@@ -23,6 +26,8 @@ from fidelity.core.document import Candidate, Decision
 from fidelity.core.text import normalize, tokens
 
 CHECK = "dedup"
+NUMBER = re.compile(r"\d+")
+QUOTED = re.compile(r"“[^”]+”|'[^']+'")
 THRESHOLD = 0.8
 
 
@@ -40,10 +45,21 @@ def _bands() -> tuple[int, int]:
 
 
 def same_file_or_answer(first: Candidate, second: Candidate) -> bool:
-    """Whether a near-duplicate question repeats the other: same answer, and same element."""
+    """Whether a near-duplicate question repeats the other: same answer, and same element,
+    or the same question but for its numbers (the same group asked on slides 17 and 18 of
+    copied slides: a reader sees one question twice)."""
     if _answer(first) != _answer(second):
         return False
-    return first.file_sha != second.file_sha or first.artifact_id == second.artifact_id
+    if first.file_sha != second.file_sha or first.artifact_id == second.artifact_id:
+        return True
+    # Named by the same quoted content, a number apart: one element copied (slide 17 and 18).
+    # Named by number alone ("the picture on slide 8"), two elements are two questions.
+    quoted = QUOTED.search(first.question) is not None
+    return quoted and _folded(first.question) == _folded(second.question)
+
+
+def _folded(question: str) -> str:
+    return NUMBER.sub("#", normalize(question))
 
 
 def _answer(candidate: Candidate) -> str:
@@ -99,7 +115,7 @@ def deduplicate(
     signatures: dict[str, MinHash] = {}
     kept: dict[str, Candidate] = {}
     for _, candidate in ordered:
-        signature = _minhash(candidate.question)
+        signature = _minhash(_folded(candidate.question))
         matches = [
             match for match in sorted(index.query(signature)) if same(candidate, kept[match])
         ]

@@ -32,6 +32,7 @@ DEFAULT_ANSWERS: dict[str, frozenset[str]] = {
         {"on-screen show (4:3)", "on-screen show 4:3", "widescreen"}
     ),
     "metadata-Template": frozenset({"normal", "normal.dotm", "normal.dot"}),
+    "pivot-aggregation": frozenset({"sum"}),
 }
 
 # Question types whose default is the application's language only when the file's main
@@ -72,7 +73,120 @@ BUILD_NUMBER = re.compile(r"^[a-z]{0,2}\d+(?:[.-]\d+){2,}$|^\d+\.0{2,}$", re.IGN
 AUTO_ALT_TEXT = re.compile(
     r"^(picture|image|graphic|grafik|chart|figure|diagram|object|photo|img|clip_image|ink"
     r"|drawing|shape|rectangle|text ?box|group|oval)[\s_-]*\d*$"
+    r"|automatically generated|generated with (?:very )?(?:high|medium|low) confidence"
     r"|\.(png|jpe?g|gif|emf|wmf|bmp|tiff?|svg)$",
     re.IGNORECASE,
 )
 ALT_TEXT_TYPES = frozenset({"image-alt-text"})
+
+# Words that stand in for content ("goes here", "Click to add", "sample text") or dress up a
+# link ("www", "http"): an answer made only of these and of the question's own words
+# ("FOOTER GOES HERE" for the footer, "This is the endnote." for an endnote) tells nothing
+# the question did not.
+FILLER_WORDS = frozenset(
+    "here goes go click add type insert enter sample text placeholder your my example dummy "
+    "lorem ipsum dolor xxx tbd todo edit master style styles level second third fourth fifth "
+    "http https www com org net edu gov html htm php aspx index mailto ftp".split()
+)
+# An answer's most words for it to be a self-naming placeholder rather than real text.
+SELF_NAMED_WORDS = 8
+
+# Names an application gives a new element ("Sheet3", "Tabelle3", "Feuil3", "Section 1",
+# "Folie 2", "Table1", "PivotTable2") in the languages Office ships in; with a number the
+# question states (the third sheet is "Sheet3") or 1, they are guessed without the file.
+DEFAULT_NAME = re.compile(
+    r"^(?:sheet|tabelle|feuil|feuille|hoja|foglio|planilha|plan|blad|ark|arkusz|list|лист"
+    r"|munka|taulukko|sayfa|工作表|シート|시트|slide|folie|diapositive|diapositiva|dia"
+    r"|slajd|слайд|section|abschnitt|sección|sezione|seção|sectie|раздел|chart|diagramm"
+    r"|graphique|gráfico|grafico|grafiek|диаграмма|table|tableau|tabla|tabella|tabel"
+    r"|таблица|pivottable|pivottabelle|tableau croisé dynamique|tabla dinámica|picture|bild"
+    r"|image|imagen|immagine|рисунок|textbox|text box|rectangle|oval|group|series|reihe"
+    r"|datenreihe|série|serie|category|kategorie|catégorie|categoría|column|spalte|colonne"
+    r"|columna|row|zeile|ligne|fila|page|seite)\s*(\d+)$",
+    re.IGNORECASE,
+)
+# Names with no number that only a new element carries.
+DEFAULT_NAMES = frozenset(
+    {
+        "default section",
+        "untitled section",
+        "standardabschnitt",
+        "section par défaut",
+        "sección predeterminada",
+        "sezione predefinita",
+        "раздел по умолчанию",
+        "powerpoint presentation",
+        "powerpoint präsentation",
+        "présentation powerpoint",
+        "presentación de powerpoint",
+        "презентация powerpoint",
+        "presentation1",
+        "document1",
+        "book1",
+        "mappe1",
+        "classeur1",
+    }
+)
+ORDINALS = {
+    word: n
+    for n, word in enumerate(
+        "first second third fourth fifth sixth seventh eighth ninth tenth".split(), start=1
+    )
+}
+
+# Built-in layout types (p:sldLayout/@type) PowerPoint gives the first slide and every new
+# one, whatever the layout is called in the deck's language.
+FIRST_SLIDE_LAYOUT_TYPE = "title"
+NEW_SLIDE_LAYOUT_TYPE = "obj"
+# "2_Title and Content": a copy of a layout keeps the built-in name behind a number.
+LAYOUT_COPY = re.compile(r"^\d+_")
+
+# Scripts whose letters give away the language (Unicode script name -> ISO 639 codes).
+SCRIPT_LANGUAGES: dict[str, frozenset[str]] = {
+    "CYRILLIC": frozenset("ru uk bg sr be mk kk ky mn tg".split()),
+    "GREEK": frozenset({"el"}),
+    "HEBREW": frozenset({"he", "iw", "yi"}),
+    "ARABIC": frozenset({"ar", "fa", "ur", "ps", "ug"}),
+    "HANGUL": frozenset({"ko"}),
+    "HIRAGANA": frozenset({"ja"}),
+    "KATAKANA": frozenset({"ja"}),
+    "CJK": frozenset({"zh", "ja"}),
+    "THAI": frozenset({"th"}),
+    "DEVANAGARI": frozenset({"hi", "mr", "ne", "sa"}),
+    "GEORGIAN": frozenset({"ka"}),
+    "ARMENIAN": frozenset({"hy"}),
+    "BENGALI": frozenset({"bn", "as"}),
+    "TAMIL": frozenset({"ta"}),
+    "ETHIOPIC": frozenset({"am", "ti"}),
+    "KHMER": frozenset({"km"}),
+}
+# The share of a text's letters one script must hold to give its language away.
+SCRIPT_SHARE = 0.6
+
+# Equations Office inserts from its gallery (compacted: lower case, no spaces, backslashes
+# or braces): the quadratic formula, Pythagoras, the area of a circle and the others.
+BUILT_IN_EQUATIONS = (
+    "a^2+b^2=c^2",
+    "b^2-4ac",
+    "a=πr^2",
+    "a=pir^2",
+    "e^x=1+",
+    "(1+x)^n=1+",
+    "(x+a)^n=",
+    "sinα±sinβ",
+    "sinalphapmsinbeta",
+    "cosα+cosβ",
+    "cosalpha+cosbeta",
+    "f(x)=a_0+",
+)
+
+# "How many slides/sheets/pages…" of a file that has one: the answer a reader assumes.
+COUNT_OF_ONE = re.compile(
+    r"\bhow many (?:slides|sheets|worksheets|pages|sections) (?:does|do|are (?:there )?in|has"
+    r"|is) (?:this|the) (?:deck|presentation|slide show|workbook|document|file)\b(?! [a-z]+ed\b)",
+    re.I,
+)
+
+# The fewest elements of one kind (the target and two others) whose shared value makes
+# each one's answer stated by the rest.
+UNIFORM_LEAST = 3

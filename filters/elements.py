@@ -9,6 +9,7 @@ so evidence from a different element can be told from a restatement of the same 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from fidelity.core.document import Artifact, Document
 from fidelity.core.text import normalize
@@ -49,16 +50,20 @@ class ElementIndex:
             for artifact in document.artifacts
         }
 
-    def owner(self, line: str, value: str, view: View) -> Artifact | None:
+    def owner(
+        self, line: str, value: str, view: View, holds: Callable[[str], bool] | None = None
+    ) -> Artifact | None:
         """The artifact in `view` whose own text puts `value` on the normalised `line`.
 
-        None when the value comes from the document body (text no artifact owns).
+        `holds(own line)` says whether an element's line states the value (by default: as
+        a phrase). None when the value comes from the document body (text no artifact owns).
         """
         padded_value, padded_line = f" {value} ", f" {line} "
         for artifact in self.artifacts:
             if not view.includes(artifact.id):
                 continue
             for own in self.own[artifact.id]:
-                if padded_value in f" {own} " and f" {own} " in padded_line:
+                stated = holds(own) if holds is not None else padded_value in f" {own} "
+                if stated and f" {own} " in padded_line:
                     return artifact
         return None

@@ -140,6 +140,7 @@ def _check(
             views.elements,
             view,
             cloze=candidate.question_type.endswith("cloze"),
+            question=candidate.question,
         )
         decision = Decision(
             candidate_id=candidate.id,

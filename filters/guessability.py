@@ -9,11 +9,13 @@ only the candidate, its artifact and the document, so it runs in every mode, fir
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections import Counter
 from collections.abc import Callable
 from functools import cache
 
 from fidelity.core.document import Artifact, Candidate, Decision, Document
-from fidelity.core.text import content_tokens, normalize
+from fidelity.core.text import content_tokens, normalize, tokens
 from filters import defaults
 from filters.leakage import testable
 
@@ -23,6 +25,12 @@ MATCH = "default-table"
 STEM = 4
 URL_SCHEME = re.compile(r"\b(?:https?|ftp)://|\bmailto:", re.IGNORECASE)
 OPTION_LIST = re.compile(r"\([^()]*,[^()]*\)")
+QUOTED = re.compile(r"“([^”]*)”")
+PIECE = re.compile(r"[\W_]+")
+SHAPE_MARKER = re.compile(r"\[[^\]]*\]")
+NAME_QUOTE = re.compile(r"“([^”]*)”|'([^']*)'")
+LANGUAGE_TAG = re.compile(r"^([a-z]{2,3})(?:[-_][a-z0-9]+)*$", re.IGNORECASE)
+EQUATION_NOISE = re.compile(r"[\s\\{}]|\\left|\\right")
 
 Finding = tuple[str, str]  # (what matched, why that makes it guessable)
 
@@ -111,6 +119,132 @@ def _stem(word: str) -> str:
     return word[:STEM] if len(word) > STEM else word
 
 
+def self_named(_: Document, __: Artifact | None, candidate: Candidate) -> Finding | None:
+    """An answer made only of the question's words and words that name an element or stand in
+    for content: "FOOTER GOES HERE" for a footer, "This is the endnote." for an endnote, the
+    oval reading "Oval", cell B3 reading "B3", a link on "Hunt Institute" to hunt-institute.org."""
+    value = candidate.probe.value
+    words = _pieces(value)
+    if not words or len(words) > defaults.SELF_NAMED_WORDS:
+        return None
+    if not any(char.isalpha() for word in words for char in word):
+        return None
+    stated = normalize(" ".join(candidate.answer))
+    if f" {normalize(_bare(value))} " not in f" {normalize(_bare(stated))} ":
+        return None  # the value is an internal handle the answer does not state
+    asked = set(_pieces(OPTION_LIST.sub(" ", candidate.question)))  # options only offer
+    if any(word not in asked and word not in defaults.FILLER_WORDS for word in words):
+        return None
+    return value, "the answer only names its own element or repeats the question's words"
+
+
+def _pieces(text: str) -> list[str]:
+    """Content words, with addresses split at their dots and dashes ('hunt-institute.org')."""
+    return [piece for word in content_tokens(text) for piece in PIECE.split(word) if piece]
+
+
+def default_name(_: Document, __: Artifact | None, candidate: Candidate) -> Finding | None:
+    """A name the application gives a new element, in any of its languages ("Sheet3",
+    "Tabelle3", "Section 1", "Default Section"), with 1 or a number the question states."""
+    value = " ".join(normalize(candidate.probe.value).split())
+    if value in defaults.DEFAULT_NAMES:
+        return candidate.probe.value, "a name the application gives a new element"
+    found = defaults.DEFAULT_NAME.match(value)
+    if found is None or not _quoted_in_answer(candidate):
+        return None  # "Slide 1 is hidden" places an element; it does not name one
+    words = tokens(candidate.question)
+    numbers = {int(w) for w in words if w.isdigit()} | {
+        defaults.ORDINALS[w] for w in words if w in defaults.ORDINALS
+    }
+    number = int(found.group(1))
+    if number == 1 or number in numbers:
+        return candidate.probe.value, "a name the application gives a new element"
+    return None
+
+
+def _quoted_in_answer(candidate: Candidate) -> bool:
+    """The answer gives the value as a name, in quotes ('Sheet3', “Section 1”)."""
+    value = normalize(candidate.probe.value)
+    return any(
+        normalize(found.group(1) or found.group(2) or "") == value
+        for statement in candidate.answer
+        for found in NAME_QUOTE.finditer(statement)
+    )
+
+
+def script_language(
+    document: Document, artifact: Artifact | None, candidate: Candidate
+) -> Finding | None:
+    """A language tag the text's own script gives away (Greek letters tagged el-GR)."""
+    if "language" not in candidate.question_type:
+        return None
+    tag = LANGUAGE_TAG.match(candidate.probe.value.strip())
+    if tag is None:
+        return None
+    quoted = QUOTED.findall(candidate.question)
+    text = " ".join(quoted) if quoted else _document_text(document)
+    script = _script(text)
+    if script and tag.group(1).lower() in defaults.SCRIPT_LANGUAGES[script]:
+        return candidate.probe.value, f"the text's {script.lower()} script gives the language"
+    return None
+
+
+def _document_text(document: Document) -> str:
+    """The file's text as a reader sees it (no '[TextBox 4]' shape markers)."""
+    text = " ".join(a.text for a in document.artifacts if a.modality in ("text", "table"))
+    return SHAPE_MARKER.sub(" ", text[:20000])
+
+
+def _script(text: str) -> str:
+    """The script most of the text's letters are written in, when it gives a language away."""
+    scripts = Counter(unicodedata.name(char, "").split(" ")[0] for char in text if char.isalpha())
+    total = sum(scripts.values())
+    if not total:
+        return ""
+    script, count = scripts.most_common(1)[0]
+    if script in defaults.SCRIPT_LANGUAGES and count >= defaults.SCRIPT_SHARE * total:
+        return script
+    return ""
+
+
+def built_in_equation(_: Document, __: Artifact | None, candidate: Candidate) -> Finding | None:
+    """An equation from Office's gallery (the quadratic formula, Pythagoras…)."""
+    if "equation" not in candidate.question_type:
+        return None
+    compact = EQUATION_NOISE.sub("", candidate.probe.value.casefold())
+    if any(known in compact for known in defaults.BUILT_IN_EQUATIONS):
+        return candidate.probe.value, "an equation from Office's built-in gallery"
+    return None
+
+
+def count_of_one(_: Document, __: Artifact | None, candidate: Candidate) -> Finding | None:
+    """'How many slides…' of a one-slide deck: one is the answer a reader assumes."""
+    if normalize(candidate.probe.value) in ("1", "one") and defaults.COUNT_OF_ONE.search(
+        candidate.question
+    ):
+        return candidate.probe.value, "a count of one: what a reader assumes"
+    return None
+
+
+def uniform_in_file(
+    document: Document, artifact: Artifact | None, candidate: Candidate
+) -> Finding | None:
+    """An answer every element of the target's kind shares (one comment author, one layout
+    on every slide, one fill on every shape): each of the others states it too."""
+    if artifact is None:
+        return None
+    value = normalize(candidate.probe.value)
+    keys = [k for k, v in artifact.facts.items() if isinstance(v, str) and normalize(v) == value]
+    same_kind = [a for a in document.artifacts if a.kind == artifact.kind]
+    if not value or not keys or len(same_kind) < defaults.UNIFORM_LEAST:
+        return None
+    for key in keys:
+        if all(normalize(str(a.facts.get(key) or "")) == value for a in same_kind):
+            why = f"all {len(same_kind)} {artifact.kind} elements share this {key}"
+            return candidate.probe.value, f"{why}: the others state the answer"
+    return None
+
+
 def in_shape_name(_: Document, artifact: Artifact | None, candidate: Candidate) -> Finding | None:
     name = normalize(str((artifact.facts if artifact else {}).get("shape_name") or ""))
     value = normalize(candidate.probe.value)
@@ -145,13 +279,25 @@ def application_default(
     )
     if not differs and value in _normalised(defaults.DEFAULT_ANSWERS.get(kind, frozenset())):
         return candidate.probe.value, f"an application default for {kind}"
-    slide = (artifact.facts if artifact else {}).get("slide")
-    if kind == "slide-layout" and slide == 1 and value == defaults.FIRST_SLIDE_LAYOUT:
-        return candidate.probe.value, "the layout PowerPoint gives the first slide"
-    if kind == "slide-layout" and slide != 1 and value == defaults.NEW_SLIDE_LAYOUT:
-        return candidate.probe.value, "the layout PowerPoint gives a new slide"
+    if kind == "slide-layout":
+        return _default_layout(artifact, candidate)
     if kind in defaults.FONT_TYPES:
         return _default_font(document, candidate, value)
+    return None
+
+
+def _default_layout(artifact: Artifact | None, candidate: Candidate) -> Finding | None:
+    """The layout PowerPoint gives the first slide (Title Slide) or a new one (Title and
+    Content), known by its built-in type in any language, or by its English name."""
+    facts = artifact.facts if artifact else {}
+    slide, kind = facts.get("slide"), facts.get("layout_type") or ""
+    name = normalize(defaults.LAYOUT_COPY.sub("", candidate.probe.value.strip()))
+    if slide == 1 and (
+        kind == defaults.FIRST_SLIDE_LAYOUT_TYPE or name == defaults.FIRST_SLIDE_LAYOUT
+    ):
+        return candidate.probe.value, "the layout PowerPoint gives the first slide"
+    if slide != 1 and (kind == defaults.NEW_SLIDE_LAYOUT_TYPE or name == defaults.NEW_SLIDE_LAYOUT):
+        return candidate.probe.value, "the layout PowerPoint gives a new slide"
     return None
 
 
@@ -208,7 +354,13 @@ RULES: tuple[Callable[[Document, Artifact | None, Candidate], Finding | None], .
     system_name,
     identifier,
     in_question,
+    self_named,
+    default_name,
+    script_language,
+    built_in_equation,
+    count_of_one,
     in_shape_name,
+    uniform_in_file,
     automatic_alt_text,
     application_default,
     sample_chart_data,

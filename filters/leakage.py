@@ -19,10 +19,11 @@ answer still appears.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from fidelity.core.document import Artifact, Probe, Verdict
-from fidelity.core.text import content_tokens, normalize, tokens
+from fidelity.core.text import STOPWORDS, content_tokens, normalize, tokens
 from fidelity.core.views import FORMATTING_CATEGORIES, View
 from filters.elements import ElementIndex, place
 
@@ -30,6 +31,14 @@ MATCH = "lexical-leakage"
 ANCHOR_SHARE = 0.6
 SHORT_ANCHOR = 4
 SHINGLE_SHARE = 0.8
+# A cloze's quoted sentence, split at its blank; the blank's neighbours on each side, the
+# fewest of them, and the fewest that are not stop words, for its phrase to be telling.
+BLANKED = re.compile(r"“([^”]*)____([^”]*)”")
+CONTEXT_WORDS = 2
+CONTEXT_LEAST = 3
+CONTEXT_CONTENT = 2
+# The fewest distinctive words by which a short value is found out of order.
+DISTINCTIVE_LEAST = 2
 SLIDE = "On slide "
 # Categories whose questions ask an element's property, not content it states.
 PROPERTY_CATEGORIES = FORMATTING_CATEGORIES | {
@@ -40,6 +49,8 @@ PROPERTY_CATEGORIES = FORMATTING_CATEGORIES | {
     "Language",
     "Slide Properties - Hidden",
 }
+# Elements that annotate one cell: a copy on another sheet annotates another cell.
+ANNOTATION_KINDS = frozenset({"comment", "comment-reply", "note"})
 UNTESTABLE = frozenset({"yes", "no", "true", "false", "none", "n/a"})
 
 
@@ -60,10 +71,31 @@ def _shingles(words: list[str], size: int = 3) -> set[tuple[str, ...]]:
 
 
 def _contains_value(paragraph: str, value: str, value_words: list[str]) -> bool:
+    """The value on the line: as a phrase; a short value also by its distinctive words in
+    another order ("2030 reduction scenario" for "Reduction scenario 2030"); a long one by
+    most of its word triples."""
     if len(value_words) < 6:
-        return f" {value} " in f" {paragraph} "
+        if f" {value} " in f" {paragraph} ":
+            return True
+        distinctive = _distinctive(value_words)
+        return len(distinctive) >= DISTINCTIVE_LEAST and distinctive <= set(paragraph.split())
     wanted = _shingles(value_words)
     return len(wanted & _shingles(paragraph.split())) >= SHINGLE_SHARE * len(wanted)
+
+
+def _distinctive(words: list[str]) -> set[str]:
+    """The words of a value a reader would search for: no stop words, no one-letter words."""
+    return {word for word in words if word not in STOPWORDS and len(word) > 1}
+
+
+def _without_value(line: str, value: str, value_words: list[str]) -> str:
+    """The line with the value taken out (its phrase, else each of its words once)."""
+    padded = f" {line} "
+    if f" {value} " in padded:
+        return padded.replace(f" {value} ", " ", 1)
+    for word in value_words:
+        padded = padded.replace(f" {word} ", " ", 1)
+    return padded
 
 
 Lines = list[tuple[str, str]]
@@ -97,7 +129,7 @@ def test(view_lines: Lines, probe: Probe) -> LeakageResult:
     for line, normal in view_lines:
         if not _contains_value(normal, value, value_words):
             continue
-        rest = f" {normal} ".replace(f" {value} ", " ", 1)
+        rest = _without_value(normal, value, value_words)
         if not all(_has_anchor(rest, anchor) for anchor in anchors):
             continue
         return LeakageResult("fail", line.strip()[:300], "answer still stated in this view")
@@ -113,8 +145,15 @@ def test_elements(
     index: ElementIndex,
     view: View,
     cloze: bool = False,
+    question: str = "",
 ) -> LeakageResult:
-    """`test`, reading the whole view and judging each match by the element that states it."""
+    """`test`, reading the whole view and judging each match by the element that states it.
+
+    A question that names its target apart is not answered by a mirror element of the same
+    kind: another PivotTable or defined name (the question names its own), the same comment
+    on a copied sheet (the question names its sheet and cell). A formula copied to another
+    sheet still states the computation, and rejects.
+    """
     if not testable(probe.value):
         return LeakageResult(
             "unverified", "", f"answer {probe.value!r} is too short to test lexically"
@@ -124,19 +163,27 @@ def test_elements(
     anchors = [normalize(phrase) for phrase in probe.anchor if normalize(phrase)]
     shown = f"anchors {anchors}" if anchors else "no anchors"
     here = place(target)
+    context = _blank_context(question, value) if cloze else ""
     other_elements: list[str] = []
     unanchored: list[str] = []
     for line, normal in view_lines:
         if not _contains_value(normal, value, value_words):
             continue
-        owner = index.owner(normal, value, view)
+        owner = index.owner(
+            normal, value, view, lambda own: _contains_value(own, value, value_words)
+        )
         where = owner.locator if owner is not None else "the body text"
-        rest = f" {normal} ".replace(f" {value} ", " ", 1)
+        rest = _without_value(normal, value, value_words)
         if all(_has_anchor(rest, anchor) for anchor in anchors):
-            if not cloze and _sibling(owner, target, related):
+            if not cloze and (
+                _sibling(owner, target, related) or _named_apart(owner, target, related, question)
+            ):
                 other_elements.append(where)
                 continue
             reason = f"answer still stated in this view, by {where} ({shown})"
+            return LeakageResult("fail", line.strip()[:300], reason)
+        if context and f" {context} " in f" {normal} ":
+            reason = f"{where} repeats the blank's phrase “{context}”"
             return LeakageResult("fail", line.strip()[:300], reason)
         if cloze and _same_slide_other_kind(owner, target, here):
             reason = f"{here.lower()}, {where} states the answer too ({shown})"
@@ -164,6 +211,42 @@ def _sibling(owner: Artifact | None, target: Artifact, related: frozenset[str]) 
     )
 
 
+def _blank_context(question: str, value: str) -> str:
+    """The blank of a cloze with the words around it filled in ("our volunteers planted
+    young"): another passage that repeats this phrase states the missing word. Empty when the
+    neighbours are too few or only stop words (the phrase would be common)."""
+    found = BLANKED.search(question)
+    if found is None:
+        return ""
+    before, after = tokens(found.group(1))[-CONTEXT_WORDS:], tokens(found.group(2))[:CONTEXT_WORDS]
+    around = before + after
+    if len(around) < CONTEXT_LEAST or sum(w not in STOPWORDS for w in around) < CONTEXT_CONTENT:
+        return ""
+    return " ".join([*before, value, *after])
+
+
+def _named_apart(
+    owner: Artifact | None, target: Artifact, related: frozenset[str], question: str
+) -> bool:
+    """Another element of the target's kind that the question's own naming rules out: the
+    question names the target's sheet and cell, or the target's name, and not the owner's."""
+    if owner is None or owner.id in related or owner.kind != target.kind or not question:
+        return False
+    asked = f" {normalize(question)} "
+    mine, theirs = target.facts, owner.facts
+    name, other = str(mine.get("name") or ""), str(theirs.get("name") or "")
+    if name and normalize(name) != normalize(other) and f" {normalize(name)} " in asked:
+        return True
+    if target.kind not in ANNOTATION_KINDS:
+        return False
+    cell = str(mine.get("ref") or mine.get("cell") or "")
+    here, there = place(target), place(owner)
+    sheet = normalize(here.removeprefix("On sheet ").strip("'"))
+    return bool(cell and sheet and here != there) and all(
+        f" {normalize(part)} " in asked for part in (cell, sheet)
+    )
+
+
 def _same_slide_other_kind(owner: Artifact | None, target: Artifact, here: str) -> bool:
     """Another kind of text or table on the target's slide (notes and slide, shape and table)."""
     return (
@@ -187,4 +270,7 @@ def _has_anchor(line: str, anchor: str) -> bool:
     if len(words) <= SHORT_ANCHOR:
         return f" {anchor} " in f" {line} "
     present = set(words) & set(line.split())
+    # A cell address or number in the anchor ("… c4") is what singles the element out.
+    if any(any(c.isdigit() for c in word) and word not in present for word in words):
+        return False
     return len(present) >= ANCHOR_SHARE * len(set(words))

@@ -129,8 +129,12 @@ class Palette:
             return None
         return Color(_modify(base, element), theme)
 
-    def fill(self, parent: etree._Element | None) -> Color | None | bool:
-        """A fill under `parent`: its colour, False for an explicit no-fill, None when unset."""
+    def fill(self, parent: etree._Element | None) -> Color | None | bool | str:
+        """A fill under `parent`: its colour, False for an explicit no-fill, None when unset.
+
+        A gradient whose stops differ in colour is no one colour: it is described as
+        'gradient (blue to white)', a string, never answered as its first stop.
+        """
         if parent is None:
             return None
         for child in parent:
@@ -140,8 +144,15 @@ class Palette:
             if kind == "solidFill":
                 return self.resolve(next(iter(child), None)) or None
             if kind == "gradFill":
-                stop = child.find(f"{a('gsLst')}/{a('gs')}")
-                return self.resolve(next(iter(stop), None)) if stop is not None else None
+                stops = [
+                    color
+                    for stop in child.iterfind(f"{a('gsLst')}/{a('gs')}")
+                    if (color := self.resolve(next(iter(stop), None))) is not None
+                ]
+                names = list(dict.fromkeys(color.name for color in stops))
+                if len(names) > 1:
+                    return f"gradient ({' to '.join(names)})"
+                return stops[0] if stops else None
         return None
 
 

@@ -39,6 +39,7 @@ class Slide:
     inherited_boxes: dict[tuple[str, str], Box]
     notes_root: etree._Element | None = None
     rels: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+    layout_type: str = ""
 
 
 @dataclass
@@ -104,14 +105,14 @@ def read_deck(package: Package) -> Deck:
         if package.has(slide_part):
             entries.append((entry.get("id", ""), slide_part))
     number_of_part = {slide_part: n for n, (_, slide_part) in enumerate(entries, start=1)}
-    cache: dict[str, tuple[str, Palette, dict[tuple[str, str], Box]]] = {}
+    cache: dict[str, tuple[str, str, Palette, dict[tuple[str, str], Box]]] = {}
     slides = []
     for number, (slide_id, slide_part) in enumerate(entries, start=1):
         slide_root = package.xml(slide_part)
         if slide_root is None:
             continue
         layout_part = _related(package, slide_part, "slideLayout")
-        layout_name, palette, boxes = _layout(package, layout_part, cache)
+        layout_name, layout_type, palette, boxes = _layout(package, layout_part, cache)
         override = slide_root.find(f"{p('clrMapOvr')}/{a('overrideClrMapping')}")
         if override is not None:
             palette = palette.with_map(color_map(override))
@@ -128,6 +129,7 @@ def read_deck(package: Package) -> Deck:
                 inherited_boxes=boxes,
                 notes_root=package.xml(notes_part) if notes_part else None,
                 rels=package.rels(slide_part),
+                layout_type=layout_type,
             )
         )
     size = root.find(p("sldSz"))
@@ -146,11 +148,14 @@ def read_deck(package: Package) -> Deck:
 def _layout(
     package: Package,
     layout_part: str | None,
-    cache: dict[str, tuple[str, Palette, dict[tuple[str, str], Box]]],
-) -> tuple[str, Palette, dict[tuple[str, str], Box]]:
-    """(layout name, palette, inherited placeholder boxes) for a slide layout part."""
+    cache: dict[str, tuple[str, str, Palette, dict[tuple[str, str], Box]]],
+) -> tuple[str, str, Palette, dict[tuple[str, str], Box]]:
+    """(layout name, layout type, palette, inherited placeholder boxes) for a slide layout part.
+
+    The type ('title', 'obj', 'twoObj'…) names the built-in layout in every language.
+    """
     if layout_part is None:
-        return "", Palette(None, {}), {}
+        return "", "", Palette(None, {}), {}
     if layout_part in cache:
         return cache[layout_part]
     layout = package.xml(layout_part)
@@ -160,15 +165,16 @@ def _layout(
     theme = package.xml(theme_part) if theme_part else None
     master_map = master.find(p("clrMap")) if master is not None else None
     palette = Palette(theme, color_map(master_map))
-    name = ""
+    name = kind = ""
     boxes: dict[tuple[str, str], Box] = {}
     if master is not None:
         boxes.update(placeholder_boxes(master.find(f"{p('cSld')}/{p('spTree')}")))
     if layout is not None:
         csld = layout.find(p("cSld"))
         name = csld.get("name", "") if csld is not None else ""
+        kind = layout.get("type", "")
         boxes.update(placeholder_boxes(layout.find(f"{p('cSld')}/{p('spTree')}")))
-    cache[layout_part] = (name, palette, boxes)
+    cache[layout_part] = (name, kind, palette, boxes)
     return cache[layout_part]
 
 

@@ -31,7 +31,9 @@ def _style_color(ctx: SlideContext, shape: Shape, ref: str) -> Color | None | bo
 
 def _fill_and_line(
     ctx: SlideContext, shape: Shape
-) -> tuple[Color | bool | str | None, Color | bool | None]:
+) -> tuple[Color | bool | str | None, Color | bool | str | None, bool]:
+    """The shape's fill, its line, and whether the fill comes from its style reference (the
+    look a newly inserted shape gets) rather than its own properties."""
     props = shape.element.find(p("spPr"))
     palette = ctx.slide.palette
     fill: Color | bool | str | None = palette.fill(props)
@@ -39,13 +41,14 @@ def _fill_and_line(
         fill = "picture"
     if fill is None and props is not None and props.find(a("pattFill")) is not None:
         fill = "pattern"
-    if fill is None:
+    styled = fill is None
+    if styled:
         fill = _style_color(ctx, shape, "fillRef")
     line_props = props.find(a("ln")) if props is not None else None
     line = palette.fill(line_props)
     if line is None:
         line = _style_color(ctx, shape, "lnRef")
-    return fill, line
+    return fill, line, styled and fill is not None
 
 
 def _describe(value: Color | bool | str | None) -> str | None:
@@ -61,7 +64,7 @@ def style_artifact(ctx: SlideContext, shape: Shape) -> Artifact | None:
     if shape.placeholder:
         return None
     geometry = geometry_of(shape)
-    fill, line = _fill_and_line(ctx, shape)
+    fill, line, styled = _fill_and_line(ctx, shape)
     visible_fill = isinstance(fill, Color) or isinstance(fill, str)
     if shape.text_box and not visible_fill and not isinstance(line, Color):
         return None
@@ -81,6 +84,7 @@ def style_artifact(ctx: SlideContext, shape: Shape) -> Artifact | None:
         "fill": fill.hex if isinstance(fill, Color) else _describe(fill),
         "fill_name": fill.name if isinstance(fill, Color) else None,
         "fill_theme": fill.theme if isinstance(fill, Color) else None,
+        "fill_from_style": styled,
         "line": line.hex if isinstance(line, Color) else _describe(line),
         "line_name": line.name if isinstance(line, Color) else None,
     }

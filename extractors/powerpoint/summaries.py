@@ -99,6 +99,7 @@ def structure_artifact(
         return None
     facts = {
         "layout": slide.layout_name,
+        "layout_type": slide.layout_type,
         "shapes": records,
         "connections": connections,
         "top_level": [s.name for s in shapes],

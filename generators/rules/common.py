@@ -46,6 +46,11 @@ NOISY_CUSTOM = re.compile(
 GENERIC_ALT = re.compile(
     r"^(picture|image|graphic|chart|figure|ink)\s*\d*$|\.(png|jpe?g|gif|emf|wmf|bmp|tiff?)$", re.I
 )
+# A description Office wrote by itself ("A picture containing text. Description automatically
+# generated"): no author's words, low value.
+MACHINE_ALT = re.compile(
+    r"automatically generated|generated with (?:very )?(?:high|medium|low) confidence", re.I
+)
 # One token with digits, underscores or inner capitals ("clip_image001", "meeting2",
 # "PowerPointFront"): a file or object name, not a description.
 IDENTIFIER_ALT = re.compile(r"^\S*(\d|_|[a-z][A-Z])\S*$")
@@ -295,7 +300,12 @@ def _header_spans(header: list[str]) -> list[tuple[str, int, int]]:
 def described(alt: str) -> bool:
     """True when an alt text is an author's description, not a default name or file name."""
     alt = alt.strip()
-    return len(alt) >= 8 and not GENERIC_ALT.search(alt) and not IDENTIFIER_ALT.match(alt)
+    return (
+        len(alt) >= 8
+        and not GENERIC_ALT.search(alt)
+        and not IDENTIFIER_ALT.match(alt)
+        and not MACHINE_ALT.search(alt)
+    )
 
 
 def labelled(label: str) -> bool:
@@ -306,6 +316,19 @@ def labelled(label: str) -> bool:
 CLOZE_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 CLOZE_NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*\d%?(?![\w])|(?<![\w.])\d{2,}%?(?![\w])")
 CLOZE_WORD = re.compile(r"[^\W\d_]{7,}")
+# Long words a sentence's grammar or a stock phrase supplies ("Regardless of", "For example",
+# "according to"): a blank on them tests English, not the file.
+STOCK_WORDS = frozenset(
+    "however therefore regardless although additionally furthermore moreover nevertheless "
+    "otherwise meanwhile including following according whether because between through "
+    "without within another example examples important especially different several instead "
+    "usually actually probably perhaps certain general generally overall possible together "
+    "various whatever whenever wherever whereas already against towards further thereby "
+    "respectively particular specific anything everything something nothing everyone someone "
+    "everybody somebody themselves yourself ourselves".split()
+)
+# Separators of a run of fragments ("Poly, Inv, F1a, F1b, idem, …").
+FRAGMENT_SEPARATOR = re.compile(r"[,;:]")
 
 
 # What a cloze blanks in one sentence: (span, "number" or "word"), or None for no blank.
@@ -328,10 +351,21 @@ def cloze(
         if not shortest <= len(sentence) <= 300 or not is_sentence(sentence):
             continue
         choice = choose(sentence)
-        if choice is not None:
+        if choice is not None and (choice[1] != "word" or blankable(choice[0], sentence)):
             span, noun = choice
             out.append((sentence.replace(span, "____", 1), span, noun))
     return out
+
+
+def blankable(word: str, sentence: str) -> bool:
+    """A word worth blanking: not a stock word, not the sentence's first word (which its
+    stock phrase or capital gives away: "____ makes perfect"), not repeated in the sentence."""
+    first = WORDS.search(sentence)
+    return (
+        word.casefold() not in STOCK_WORDS
+        and (first is None or first.group(0) != word or first.start() > 2)
+        and len(re.findall(rf"\b{re.escape(word)}\b", sentence, re.IGNORECASE)) == 1
+    )
 
 
 def cloze_spans(text: str, limit: int = 2) -> list[tuple[str, str]]:
@@ -354,7 +388,7 @@ def cloze_spans(text: str, limit: int = 2) -> list[tuple[str, str]]:
         words = [
             w
             for w in CLOZE_WORD.findall(sentence)
-            if text.count(w) == 1 and f" {normalize(w)} " in tokens
+            if text.count(w) == 1 and f" {normalize(w)} " in tokens and blankable(w, sentence)
         ]
         return (max(words, key=len), "word") if words else None
 
@@ -367,9 +401,29 @@ def is_sentence(text: str) -> bool:
     words = WORDS.findall(text)
     if len(words) < 6 or text.rstrip().endswith((",", ";", "-", "–")):
         return False
+    if _fragments(text):
+        return False
     return bool(SENTENCE_END.search(text.strip())) or len(words) >= 10
 
 
+def _fragments(text: str) -> bool:
+    """A run of short fragments between commas, semicolons or colons (a keyword list, a list
+    item trailing off in "…"), not a sentence."""
+    parts = [part.strip() for part in FRAGMENT_SEPARATOR.split(text)]
+    if len(parts) < 3:
+        return False
+    if not WORDS.search(parts[-1]):  # "Vector DBs, specialized data prep vendors, …"
+        return True
+    short = sum(1 for part in parts if len(WORDS.findall(part)) <= 3)
+    return short >= 0.75 * len(parts)
+
+
+# Words of the title a chart gets before its author names it ("Chart Title", "Title text",
+# "Diagrammtitel", "Titre du graphique").
+PLACEHOLDER_TITLE_WORDS = frozenset(
+    "chart title text diagrammtitel diagrammtitle titre du graphique título del gráfico "
+    "titolo grafico название диаграммы".split()
+)
 DEFAULT_SERIES = re.compile(r"^Series \d+$")
 DEFAULT_CATEGORY = re.compile(r"^Category \d+$")
 
@@ -399,6 +453,8 @@ def chart_questions(document: Document, artifact: Artifact) -> list[Candidate]:
     PowerPoint charts)."""
     facts = artifact.facts
     title = facts.get("title")
+    if title and set(normalize(title).split()) <= PLACEHOLDER_TITLE_WORDS:
+        title = None  # "Chart Title", "Title text": the placeholder, not a name
     place = _chart_place(document, artifact)
     name = f"the chart titled “{quote(title, 60)}”" if title else place
     if name is None or sample_data(facts):
@@ -486,10 +542,37 @@ def chart_extremes(document: Document, artifact: Artifact, name: str) -> list[Ca
     return []
 
 
+# A later property the file often leaves equal to an earlier one (saved once, by its author).
+PAIRED_PROPERTIES = {"modified": "created", "lastModifiedBy": "creator"}
+
+
+def _property(document: Document, key: str) -> Artifact | None:
+    return next(
+        (
+            a
+            for a in document.artifacts
+            if a.kind == "metadata"
+            and a.facts.get("key") == key
+            and a.facts.get("source") != "custom"
+        ),
+        None,
+    )
+
+
+def _same_value(document: Document, key: str, value: str) -> Artifact | None:
+    """The property `key` when it holds the same value (normalised), else None."""
+    other = _property(document, key)
+    if other is None or normalize(str(other.facts.get("value"))) != normalize(value):
+        return None
+    return other
+
+
 def metadata_rule(noun: str, value_question: Callable[[str], str]) -> Rule:
     """The document-property rule for an application whose files are called `noun`.
 
     `value_question(label)` asks for a property that is neither a person nor a date.
+    When the file's last save left "Modified" equal to "Created" (or "Last modified by"
+    equal to the author), either property states the other: one question asks both.
     """
 
     def metadata(document: Document, artifact: Artifact) -> list[Candidate]:
@@ -503,6 +586,38 @@ def metadata_rule(noun: str, value_question: Callable[[str], str]) -> Rule:
             question = f"What value does the custom document property “{label}” hold?"
         elif key in NOISY_PROPERTIES:
             return []
+        elif key in PAIRED_PROPERTIES and _same_value(document, PAIRED_PROPERTIES[key], value):
+            return []  # asked together with its pair
+        elif other := next(
+            (
+                same
+                for later, earlier in PAIRED_PROPERTIES.items()
+                if earlier == key and (same := _same_value(document, later, value))
+            ),
+            None,
+        ):
+            question = (
+                f"When was the {noun} created, and when was it last modified, according to its "
+                "properties?"
+                if key == "created"
+                else f"Who is recorded as the {noun}'s {label.lower()}, and who last modified "
+                "it, according to its properties?"
+            )
+            return [
+                candidate(
+                    document,
+                    artifact,
+                    f"metadata-{key}",
+                    question,
+                    [
+                        f"The document property “{label}” is {value}.",
+                        f"The document property “{other.facts['label']}” is {value}.",
+                    ],
+                    value=value,
+                    anchor=[label],
+                    notes=[f"“{label}” and “{other.facts['label']}” hold the same value"],
+                )
+            ]
         elif key == "lastModifiedBy":
             question = f"Who last modified the {noun}, according to its properties?"
         elif key in ("creator", "Manager"):

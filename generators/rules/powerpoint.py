@@ -33,11 +33,23 @@ PER_SLIDE = 3
 DISPLAYED_GEOMETRIES = frozenset(PRESET_NAMES.values())
 DISPLAYED_LAYOUTS = frozenset(LAYOUT_NAMES.values())
 FOOTER_KINDS = ("date placeholder", "footer placeholder", "slide number placeholder")
+TITLE_ROLES = ("title", "ctrTitle")
+HIDDEN_WORDS = ("hidden", "hide")
+DEFAULT_FILL_THEME = "accent1"
+GRADIENT = re.compile(r"^gradient \((.+)\)$")
+# The fewest letters a run needs for its language tag to be a question ("β" is a symbol).
+LANGUAGE_RUN_LETTERS = 3
 
 
 def _a(noun: str) -> str:
     """The noun with its indefinite article."""
     return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
+def _upper_first(phrase: str) -> str:
+    """The phrase with a capital first letter, its quoted text untouched ("The text box
+    reading “IHEP (2010)”", where str.capitalize would lower-case the quote)."""
+    return phrase[:1].upper() + phrase[1:]
 
 
 def _slide(artifact: Artifact) -> int:
@@ -63,6 +75,40 @@ def _called(document: Document, artifact: Artifact, by_text: bool = True) -> str
     """The shape as a reader of its slide names it, or None when nothing singles it out."""
     shapes = slide_shapes(document, _slide(artifact))
     return shape_phrase(shapes, artifact.facts.get("shape_name", ""), by_text=by_text)
+
+
+def _says(text: str, words: str) -> bool:
+    """True when `text` carries every word of `words` (normalised, as whole words)."""
+    have = set(normalize(text).split())
+    return bool(have) and set(normalize(words).split()) <= have
+
+
+def _slide_texts(document: Document, slide: int, skip: str = "") -> str:
+    """Everything the slide's own text artifacts show (titles, boxes, shapes, tables, notes)."""
+    return "\n".join(
+        a.text
+        for a in document.artifacts
+        if a.id != skip
+        and _slide(a) == slide
+        and (a.modality in ("text", "table") or a.kind == "note")
+    )
+
+
+def _slide_title(document: Document, slide: int) -> str:
+    for a in document.artifacts:
+        if a.kind == "slide-text" and _slide(a) == slide and a.facts.get("role") in TITLE_ROLES:
+            return " ".join(a.facts.get("plain", "").split())
+    return ""
+
+
+def _shown(document: Document, slide: int) -> str:
+    """All the text the slide's shapes show."""
+    return "\n".join(slide_shapes(document, slide).texts.values())
+
+
+def _whole(text: str, shown: str) -> int:
+    """How often `text` stands in `shown` as whole words (not cut out of a longer word)."""
+    return len(re.findall(rf"(?<!\w){re.escape(text)}(?!\w)", shown))
 
 
 def _only_one(document: Document, artifact: Artifact) -> bool:
@@ -96,7 +142,7 @@ def slide_text(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     slide = _slide(artifact)
     out = []
-    if facts.get("role") in ("title", "ctrTitle"):
+    if facts.get("role") in TITLE_ROLES:
         title = " ".join(facts.get("plain", "").split())
         duplicates = [
             a
@@ -105,7 +151,15 @@ def slide_text(document: Document, artifact: Artifact) -> list[Candidate]:
             and a.id != artifact.id
             and " ".join(a.facts.get("plain", "").split()) == title
         ]
-        if 3 <= len(title) <= 120 and not duplicates:
+        titles = [
+            a
+            for a in document.artifacts
+            if a.kind == "slide-text"
+            and _slide(a) == slide
+            and a.facts.get("role") in TITLE_ROLES
+            and a.id != artifact.id
+        ]
+        if 3 <= len(title) <= 120 and not duplicates and not titles:  # two titles: which one?
             out.append(
                 candidate(
                     document,
@@ -129,7 +183,10 @@ def shape_text(document: Document, artifact: Artifact) -> list[Candidate]:
     text = facts.get("plain", "")
     called = _called(document, artifact, by_text=False)
     if "\n" not in text and 3 <= len(text) <= 100 and _rank(document, artifact) < PER_SLIDE:
-        if called is None:
+        shapes = slide_shapes(document, slide)
+        name = facts.get("shape_name", "")
+        own = {normalize(shapes.geometries.get(name, "")), normalize(shapes.noun(name))}
+        if called is None or normalize(text) in own:  # a shape reading "Oval" names itself
             return []
         return [
             candidate(
@@ -137,7 +194,7 @@ def shape_text(document: Document, artifact: Artifact) -> list[Candidate]:
                 artifact,
                 "shape-text",
                 f"What text is written inside {called} on slide {slide}?",
-                [f"{called.capitalize()} on slide {slide} reads “{text}”."],
+                [f"{_upper_first(called)} on slide {slide} reads “{text}”."],
                 value=text,
                 anchor=[_name(artifact)],
                 notes=[f"shape named by its kind or geometry: {called}"],
@@ -176,7 +233,16 @@ def shape_style(document: Document, artifact: Artifact) -> list[Candidate]:
     # the file (the selection pane, the slide structure), so that question is not asked.
     name_words = set(normalize(facts.get("shape_name", "")).split())
     named_after = set(normalize(geometry).split()) <= name_words
-    if text and geometry in DISPLAYED_GEOMETRIES and geometry != "rectangle" and not named_after:
+    # Text that names the shape's own geometry or colour ("Red box", "Arrow") states the answer.
+    geometry_noun = normalize(geometry).split()[-1:] if geometry else []
+    told = bool(geometry_noun) and _says(raw, geometry_noun[0])
+    if (
+        text
+        and geometry in DISPLAYED_GEOMETRIES
+        and geometry != "rectangle"
+        and not named_after
+        and not told
+    ):
         out.append(
             candidate(
                 document,
@@ -188,7 +254,23 @@ def shape_style(document: Document, artifact: Artifact) -> list[Candidate]:
                 anchor=[*anchor, "shape geometry"],
             )
         )
-    if facts.get("fill_name"):
+    gradient = GRADIENT.match(str(facts.get("fill") or ""))
+    if gradient and not any(_says(raw, name) for name in gradient.group(1).split(" to ")):
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "shape-gradient",
+                f"What fill does {subject} on slide {slide} have?",
+                [f"It has a gradient fill running from {gradient.group(1)}."],
+                value=gradient.group(1),
+                anchor=[*anchor, "fill colour"],
+                notes=["a gradient fill: its colours, not one colour"],
+            )
+        )
+    # A fill from the shape's style reference in accent 1 is what every new shape gets.
+    default_fill = facts.get("fill_from_style") and facts.get("fill_theme") == DEFAULT_FILL_THEME
+    if facts.get("fill_name") and not _says(raw, facts["fill_name"]) and not default_fill:
         out.append(
             candidate(
                 document,
@@ -245,6 +327,10 @@ def text_highlight(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     slide = _slide(artifact)
     color, text = facts["color_name"], facts["text"].strip()
+    shown = _shown(document, slide)
+    found = _whole(text, shown)
+    if text and text in shown and not found:
+        return []  # part of a word ("ighl" of "highlight"): no text a reader can quote
     same_color = [
         a
         for a in document.artifacts
@@ -254,6 +340,8 @@ def text_highlight(document: Document, artifact: Artifact) -> list[Candidate]:
         and a.facts.get("color_name") == color
     ]
     if same_color or len(text) < 3:
+        if found > 1:
+            return []  # the quoted text stands twice on the slide: which one is meant?
         return [
             candidate(
                 document,
@@ -385,7 +473,10 @@ def table_cell_colors(document: Document, artifact: Artifact) -> list[Candidate]
 def image(document: Document, artifact: Artifact) -> list[Candidate]:
     alt = artifact.facts.get("alt_text", "")
     kind = artifact.facts.get("media_kind") or "picture"
-    called = f"the {kind}" if _only_one(document, artifact) else _called(document, artifact)
+    shapes = slide_shapes(document, _slide(artifact))
+    pictures = [n for n in shapes.kinds if shapes.noun(n) == "picture"]
+    alone = _only_one(document, artifact) and len(pictures) <= 1
+    called = f"the {kind}" if alone else _called(document, artifact)
     if not described(alt) or called is None:
         return []
     slide = _slide(artifact)
@@ -561,7 +652,11 @@ def slide_structure(document: Document, artifact: Artifact) -> list[Candidate]:
     shapes = slide_shapes(document, slide)
     out = []
     default_first = slide == 1 and facts.get("layout") == "Title Slide"
-    if facts.get("layout") and not default_first:
+    layout, title = normalize(facts.get("layout") or ""), normalize(_slide_title(document, slide))
+    # A layout named like the slide's title ("Agenda" on the slide titled "Agenda") is stated
+    # on the slide itself.
+    titled = bool(layout and title) and (layout in title or title in layout)
+    if facts.get("layout") and not default_first and not titled:
         out.append(
             candidate(
                 document,
@@ -599,7 +694,7 @@ def slide_structure(document: Document, artifact: Artifact) -> list[Candidate]:
                 artifact,
                 "group-members",
                 f"On slide {slide}, which shapes are grouped together with {first}?",
-                [f"{str(m).capitalize()} is grouped with {first}." for m in rest],
+                [f"{_upper_first(str(m))} is grouped with {first}." for m in rest],
                 value=group["members"][1],
                 anchor=[f"on slide {slide}", f"in group [{group['name']}]"],
                 notes=[f"group members named by visible text: {listed}"],
@@ -623,7 +718,7 @@ def slide_structure(document: Document, artifact: Artifact) -> list[Candidate]:
                 "shape-position",
                 f"Where is the top-left corner of {called} on slide {slide} "
                 "(offsets from the slide's left and top edges)?",
-                [f"{called.capitalize()} is placed at {where}."],
+                [f"{_upper_first(called)} is placed at {where}."],
                 value=where,
                 anchor=[f"Shape [{shape['name']}] on slide {slide}"],
             )
@@ -652,6 +747,27 @@ def _named_effect(effect: dict) -> bool:
     return not str(effect["effect"]).startswith(("preset ", "motion path preset"))
 
 
+def _animatable(document: Document, artifact: Artifact) -> int:
+    """How many shapes of the slide a reader could take for an animation's target: every
+    top-level shape but the title and the footer placeholders."""
+    structure = next(
+        (
+            a
+            for a in document.artifacts
+            if a.kind == "slide-structure" and _slide(a) == _slide(artifact)
+        ),
+        None,
+    )
+    shapes = structure.facts.get("shapes", []) if structure is not None else []
+    return sum(
+        1
+        for s in shapes
+        if s["group"] is None
+        and not s["kind"].startswith(FOOTER_KINDS)
+        and not s["kind"].startswith("title")
+    )
+
+
 def animations(document: Document, artifact: Artifact) -> list[Candidate]:
     effects = artifact.facts.get("effects", [])
     slide = _slide(artifact)
@@ -661,7 +777,7 @@ def animations(document: Document, artifact: Artifact) -> list[Candidate]:
     first = effects[0]
     out = []
     target = shape_phrase(shapes, first["shape_name"])
-    if target is not None and _named_effect(first):
+    if target is not None and _named_effect(first) and _animatable(document, artifact) > 1:
         out.append(
             candidate(
                 document,
@@ -709,7 +825,15 @@ def slide_languages(document: Document, artifact: Artifact) -> list[Candidate]:
     out = []
     main = artifact.facts.get("main_lang")
     # A run tagged with the deck's main language is the guessable default: ask the others.
-    for run in [r for r in artifact.facts.get("runs", []) if r["lang"] != main][:2]:
+    shown = _shown(document, slide)
+    runs = [
+        r
+        for r in artifact.facts.get("runs", [])
+        if r["lang"] != main
+        and sum(c.isalpha() for c in r["text"]) >= LANGUAGE_RUN_LETTERS
+        and (_whole(r["text"].strip(), shown) or r["text"].strip() not in shown)  # no cut words
+    ]
+    for run in runs[:2]:
         text = quote(run["text"], 60)
         out.append(
             candidate(
@@ -745,6 +869,9 @@ def hidden_slide(document: Document, artifact: Artifact) -> list[Candidate]:
     if hidden[0].id != artifact.id:
         return []
     numbers = [_slide(a) for a in hidden]
+    # A hidden slide whose own text says so ("Hidden slide", "hide this") gives the answer away.
+    if any(_says(_slide_texts(document, n), word) for n in numbers for word in HIDDEN_WORDS):
+        return []
     answers = [
         f"Slide {a.facts['slide']}"
         + (f" (“{a.facts['title']}”)" if a.facts.get("title") else "")
@@ -796,8 +923,12 @@ def footer(document: Document, artifact: Artifact) -> list[Candidate]:
         slide = facts["slide"]
         question = f"What {label} text is shown on slide {slide}?"
         anchor = [f"on slide {slide}"]
-    else:
+    elif not facts.get("slides") or _shown_everywhere(document, artifact):
         question = f"What {label} text do the slides of this deck show?"
+        anchor = []
+    else:  # some slides show another text or none: ask of one slide that shows this one
+        slide = facts["slides"][pick(artifact.id, len(facts["slides"]))]
+        question = f"What {label} text is shown on slide {slide}?"
         anchor = []
     written = {"dt": "Date/time", "hdr": "Header"}.get(facts["role"], "Footer")
     return [
@@ -811,6 +942,13 @@ def footer(document: Document, artifact: Artifact) -> list[Candidate]:
             anchor=[written, *anchor],
         )
     ]
+
+
+def _shown_everywhere(document: Document, artifact: Artifact) -> bool:
+    """A deck-level footer text that every slide of the deck shows."""
+    slides = {int(s) for s in artifact.facts.get("slides", [])}
+    numbers = {_slide(a) for a in document.artifacts} - {0}
+    return bool(slides) and numbers <= slides
 
 
 def slide_number(document: Document, artifact: Artifact) -> list[Candidate]:

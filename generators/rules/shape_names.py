@@ -58,6 +58,7 @@ def slide_shapes(document: Document, slide: int) -> SlideShapes:
     """Kinds, visible texts and group members of every shape on one slide."""
     shapes = SlideShapes()
     seen: set[str] = set()
+    texts_seen: dict[str, str] = {}
     for artifact in document.artifacts:
         facts = artifact.facts
         if int(facts.get("slide", 0) or 0) != slide:
@@ -72,7 +73,10 @@ def slide_shapes(document: Document, slide: int) -> SlideShapes:
                 if shape.get("members"):
                     shapes.members[name] = list(shape["members"])
         elif artifact.kind in TEXT_KINDS and facts.get("plain", "").strip():
-            shapes.texts.setdefault(facts.get("shape_name", ""), facts["plain"])
+            name = facts.get("shape_name", "")
+            if texts_seen.setdefault(name, artifact.id) != artifact.id:
+                shapes.repeated.add(name)  # two boxes with one name: neither can be named
+            shapes.texts.setdefault(name, facts["plain"])
         elif artifact.kind == "shape-style":
             name = facts.get("shape_name", "")
             if facts.get("geometry_name"):

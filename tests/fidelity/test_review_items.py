@@ -84,9 +84,11 @@ def test_hand_written_items_are_filtered_before_they_count(
     candidates, kept = counts(run, cell)
     tasks = len(tasks_of(run))
     items = tmp_path / "curator.jsonl"
+    # ("the text", not "the paragraph": memo's own word is "paragraph", which the question
+    # would then give away and the guessability check rightly rejects)
     items.write_text(
-        item_line(locator, own, f"Which word does the paragraph at {locator} use? (own)")
-        + item_line(locator, shared, f"Which word does the paragraph at {locator} use? (shared)")
+        item_line(locator, own, f"Which word does the text at {locator} use? (own)")
+        + item_line(locator, shared, f"Which word does the text at {locator} use? (shared)")
     )
     assert cli(["review", "import", str(run), str(items)]) == 0
     printed = capsys.readouterr().out

@@ -74,3 +74,26 @@ def test_the_same_question_with_different_answers_and_no_place_is_ambiguous(typi
     reasons = rejected([one, other])
     assert set(reasons) == {one.id, "other"}
     assert all(reason.startswith("ambiguous") for reason in reasons.values())
+
+
+def test_one_question_on_copied_slides_is_asked_once(corpus, extracted):
+    document = extracted(corpus / "powerpoint" / "stress013.pptx")
+    groups = [
+        c
+        for c in generate(document)
+        if c.question_type == "group-members" and "“Benchmark suite”" in c.question
+    ]
+    assert len(groups) >= 2 and len({c.artifact_id for c in groups}) == len(groups)
+    assert len({" ".join(c.answer) for c in groups}) == 1
+    assert len(rejected(groups)) == len(groups) - 1
+    # different answers on two slides stay two questions
+    titles = [c for c in generate(document) if c.question_type == "slide-title"][:2]
+    assert len(titles) == 2 and rejected(titles) == {}
+    # named by number alone, two slides' frontmost pictures are two facts
+    fronts = [
+        c
+        for c in generate(document)
+        if c.question_type == "z-order-front" and c.answer == [c.answer[0]]
+    ]
+    same = [c for c in fronts if c.answer == fronts[0].answer]
+    assert len(same) >= 2 and rejected(same) == {}

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from openpyxl import Workbook
+from openpyxl.comments import Comment
+
+from extractors import extract_file
 from fidelity.core.document import Candidate, Document
 from filters import guessability
 from filters.groundedness import check_document
 from generators.draft import candidate
-from generators.rules import generate
+from generators.rules import common, generate
 
 
 def verdicts(document: Document) -> dict[str, list[tuple[Candidate, str, str]]]:
@@ -123,3 +127,107 @@ def test_en_us_is_a_default_only_where_the_file_is_mostly_en_us(corpus, typical,
 
     assert tagged(typical) == "en-US:fail"
     assert tagged(british) == "en-GB:pass"
+
+
+def ask(document: Document, kind: str, question: str, value: str, answer: str = "") -> str:
+    """The guessability verdict of a question on the document's first artifact."""
+    artifact = document.artifacts[0]
+    said = [answer or f"It is “{value}”."]
+    return guessability.check(document, candidate(document, artifact, kind, question, said, value))
+
+
+def test_text_that_names_itself_or_only_repeats_the_question_is_guessable(typical):
+    def verdict(kind: str, question: str, value: str, answer: str = "") -> str:
+        return ask(typical, kind, question, value, answer).verdict
+
+    footer = "What footer text do the slides of this deck show?"
+    assert verdict("footer-text", footer, "FOOTER GOES HERE") == "fail"
+    assert verdict("footer-text", footer, "Riverside Community Garden") == "pass"
+    endnote = "What does the endnote attached to “keyword to search” say?"
+    assert verdict("endnote-text", endnote, "This is the endnote.") == "fail"
+    header = "What does the header of the first page say?"
+    assert verdict("header-text", header, "First page header") == "fail"
+    oval = "What text is written inside the oval on slide 2?"
+    assert verdict("shape-text", oval, "Oval") == "fail"
+    cell = "What does cell B3 of sheet 'Data' show?"
+    assert verdict("cell-text", cell, "B3") == "fail"
+    link = "Where does the hyperlink on the text “Hunt Institute for Leadership” lead?"
+    assert verdict("hyperlink-url", link, "http://www.hunt-institute.org/") == "fail"
+    other = "Where does the hyperlink on the text “Kansas Department of Education” lead?"
+    assert verdict("hyperlink-url", other, "http://www.ksde.org/Default.aspx") == "pass"
+    # an internal handle the answer does not state is not judged by its words
+    front = "Which shape on slide 1 is frontmost?"
+    assert verdict("z-order-front", front, "Title 1", "The frontmost shape is the title.") == (
+        "pass"
+    )
+
+
+def test_default_names_in_any_language_are_guessable(typical):
+    def verdict(question: str, value: str) -> str:
+        answer = f"The sheet is named '{value}'."
+        return ask(typical, "sheet-order", question, value, answer).verdict
+
+    assert verdict("What is the name of the third sheet of this workbook?", "Tabelle3") == "fail"
+    assert verdict("What is the name of the second sheet of this workbook?", "Feuil2") == "fail"
+    assert verdict("What is the name of the first sheet of this workbook?", "Sheet1") == "fail"
+    assert verdict("What is the name of the second sheet of this workbook?", "Sheet5") == "pass"
+    assert verdict("What is the name of the second sheet of this workbook?", "Costs") == "pass"
+    section = ask(
+        typical,
+        "section-of-slide",
+        "Which section of the deck does slide 3 belong to?",
+        "Section 1",
+        "Slide 3 is in the section “Section 1”.",
+    )
+    assert section.verdict == "fail"
+    placed = ask(
+        typical, "hidden-slides", "Which slide is hidden?", "slide 1", "Slide 1 is hidden."
+    )
+    assert placed.verdict == "pass"  # a slide's place, not a name
+
+
+def test_a_language_tag_the_script_gives_away_is_guessable(typical):
+    def verdict(text: str, tag: str) -> str:
+        question = f"Which language is the text “{text}” on slide 2 tagged with?"
+        return ask(typical, "run-language", question, tag).verdict
+
+    assert verdict("Καλημέρα σε όλους", "el-GR") == "fail"
+    assert verdict("Доброе утро всем", "ru-RU") == "fail"
+    assert verdict("こんにちは皆さん", "ja-JP") == "fail"
+    assert verdict("Guten Morgen allerseits", "de-DE") == "pass"
+    assert verdict("Доброе утро всем", "fr-FR") == "pass"  # a mis-tagged run is worth asking
+
+
+def test_gallery_equations_machine_alt_text_counts_of_one_and_sum_are_guessable(typical):
+    quadratic = r"x=\frac{-b\pm\sqrt{b^{2}-4ac}}{2a}"
+    assert ask(typical, "equation", "What equation is shown?", quadratic).verdict == "fail"
+    own = r"v_{t}=v_{0}\cdot e^{-kt}"
+    assert ask(typical, "equation", "What equation is shown?", own).verdict == "pass"
+    alt = "A picture containing text, outdoor. Description automatically generated"
+    assert ask(typical, "image-alt-text", "Which alt text?", alt).verdict == "fail"
+    assert not common.described(alt)
+    slides = "How many slides does this presentation have?"
+    assert ask(typical, "slide-count", slides, "1").verdict == "fail"
+    assert ask(typical, "slide-count", slides, "12").verdict == "pass"
+    hidden = "How many slides are hidden in this presentation?"
+    assert ask(typical, "slide-count", hidden, "1").verdict == "pass"
+    pivot = "Which aggregation does the PivotTable 'Sales' apply to the field 'Amount'?"
+    assert ask(typical, "pivot-aggregation", pivot, "Sum").verdict == "fail"
+    assert ask(typical, "pivot-aggregation", pivot, "Average").verdict == "pass"
+
+
+def test_an_answer_every_element_of_its_kind_shares_is_stated_by_the_others(tmp_path):
+    def authors(names: list[str]) -> list[str]:
+        book = Workbook()
+        for row, name in enumerate(names, start=1):
+            book.active.cell(row, 1, f"Item {row}").comment = Comment(f"Check row {row}", name)
+        path = tmp_path / f"{len(set(names))}.xlsx"
+        book.save(path)
+        document = Document(sha256="7" * 64, app="excel", format="xlsx", source=str(path))
+        document = extract_file(path, document, tmp_path / "media" / path.stem)
+        asked = [c for c in generate(document) if c.question_type == "comment-author"]
+        assert asked
+        return [guessability.check(document, c).verdict for c in asked]
+
+    assert set(authors(["Dana Reyes"] * 3)) == {"fail"}
+    assert set(authors(["Dana Reyes", "Ola Berg", "Dana Reyes"])) == {"pass"}

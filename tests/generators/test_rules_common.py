@@ -105,3 +105,28 @@ def test_alt_text_rules_agree_on_what_describes_an_image(alt: str, expected: boo
 
 def test_charts_are_asked_about_by_one_shared_rule() -> None:
     assert word.RULES["chart"] is powerpoint.RULES["chart"] is common.chart_questions
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Fluctuat: Poly, Inv, F1a, F1b, idem, …",
+        "Vector DBs, specialized data prep vendors, …",
+        "Portfolio Management, Foreign Exchange, Systems Management, Statistical Analysis, "
+        "Financial Consolidation, General Ledger, CIM, Plant Control",
+    ],
+)
+def test_a_run_of_fragments_is_no_sentence_to_blank(text: str) -> None:
+    assert not common.is_sentence(text)
+    assert common.cloze_spans(text) == []
+
+
+def test_a_cloze_never_blanks_a_stock_word_or_the_sentence_s_first_word() -> None:
+    text = (
+        "Regardless of the structure of the team, the goal is to solve a problem quickly.\n"
+        "Practice makes perfect so build on the platform everybody created together."
+    )
+    blanks = [span for _, span in common.cloze_spans(text)]
+    assert blanks and not {"Regardless", "Practice", "together"} & set(blanks)
+    assert "structure" in blanks and "platform" in blanks
+    assert common.is_sentence("However, he said, the plan failed badly in the second year.")
