@@ -217,17 +217,21 @@ def test_gallery_equations_machine_alt_text_counts_of_one_and_sum_are_guessable(
 
 
 def test_an_answer_every_element_of_its_kind_shares_is_stated_by_the_others(tmp_path):
-    def authors(names: list[str]) -> list[str]:
+    def workbook(names: list[str]) -> Document:
         book = Workbook()
         for row, name in enumerate(names, start=1):
             book.active.cell(row, 1, f"Item {row}").comment = Comment(f"Check row {row}", name)
         path = tmp_path / f"{len(set(names))}.xlsx"
         book.save(path)
         document = Document(sha256="7" * 64, app="excel", format="xlsx", source=str(path))
-        document = extract_file(path, document, tmp_path / "media" / path.stem)
-        asked = [c for c in generate(document) if c.question_type == "comment-author"]
-        assert asked
-        return [guessability.check(document, c).verdict for c in asked]
+        return extract_file(path, document, tmp_path / "media" / path.stem)
 
-    assert set(authors(["Dana Reyes"] * 3)) == {"fail"}
-    assert set(authors(["Dana Reyes", "Ola Berg", "Dana Reyes"])) == {"pass"}
+    two = workbook(["Dana Reyes", "Ola Berg", "Dana Reyes"])
+    asked = [c for c in generate(two) if c.question_type == "comment-author"]
+    assert asked and {guessability.check(two, c).verdict for c in asked} == {"pass"}
+    # The rules ask no author of a one-author file; asked anyway, the filter rejects it: the
+    # same cells with one author throughout (the artifacts keep their ids).
+    one = workbook(["Dana Reyes"] * 3)
+    assert not [c for c in generate(one) if c.question_type == "comment-author"]
+    dana = [c for c in asked if "Dana Reyes" in c.answer[0]]
+    assert dana and {guessability.check(one, c).verdict for c in dana} == {"fail"}
