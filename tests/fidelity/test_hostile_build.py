@@ -252,4 +252,6 @@ def test_a_file_over_the_memory_limit_is_memory_not_cached_and_retried(tmp_path:
     code, _, errors = finish_build(start_build(inputs, out, home, default), home)
     assert code == 0, errors[-3000:]
     assert rows(out / "skipped.jsonl") == []
-    assert _done(out) == {"long.docx"} and rows(out / "questions.jsonl")
+    assert _done(out) == {"long.docx"}  # read and extracted (its repeated text asks nothing)
+    (row,) = rows(out / "corpus.jsonl")
+    assert row["decision"] == "keep" and row["reason_code"] == ""

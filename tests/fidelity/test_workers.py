@@ -153,9 +153,14 @@ def run_build(
         env["TMPDIR"] = str(tmp)
     command = [sys.executable, "-m", "fidelity.cli", "build", str(inputs), "-o", str(out)]
     command += ["--workers", str(workers)]
-    return subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
+    log = (tmp or out.parent) / f"build-{time.monotonic_ns()}.log"
+    with log.open("w") as sink:  # kept for the assertion message of a build that failed
+        return subprocess.Popen(command, cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
+
+
+def last_log(folder: Path) -> str:
+    logs = sorted(folder.glob("build-*.log"))
+    return logs[-1].read_text()[-3000:] if logs else ""
 
 
 def done_files(out: Path) -> int:
@@ -194,7 +199,7 @@ def test_builds_killed_at_several_points_then_rerun_match_one_uninterrupted_buil
     every = done_files(reference)  # the last file stored: de-duplication and outputs follow
     kill_when(run_build(inputs, out, 4, tmp), lambda: done_files(out) == every)
     assert list(tmp.glob("fidelity-stages-*"))  # the killed builds' leftovers
-    assert run_build(inputs, out, 4, tmp).wait() == 0
+    assert run_build(inputs, out, 4, tmp).wait() == 0, last_log(tmp)
 
     for name in OUTPUTS:
         assert (out / name).read_bytes() == (reference / name).read_bytes(), name
