@@ -110,7 +110,7 @@ def closing_lines(summary: dict, out: Path, resumed: bool) -> Iterator[str]:
     if resumed and not summary["files_acted_on"]:
         yield f"nothing new to do: every input file was processed by an earlier build of {out}"
     yield (
-        f"{summary['accepted']} questions kept ({summary['unverified']} unverified), "
+        f"{summary['accepted']} questions kept ({summary['unverified']} of them unverified), "
         f"{summary['rejected']} rejected, {summary['incomplete']} incomplete, "
         f"{summary['skipped']} files skipped -> {out}"
     )
