@@ -38,6 +38,7 @@ class Task:
     image: str | None
     image_kind: str | None
     grade: float | None
+    status: str = "kept"  # or "unverified": a model check could not confirm it
 
     @property
     def where(self) -> str:
@@ -102,7 +103,9 @@ def _image(document: Document, artifact: Artifact) -> tuple[str | None, str | No
     return (artifact.media, "image") if artifact.media else (None, None)
 
 
-def task_for(document: Document, candidate: Candidate, decisions: list[Decision]) -> Task:
+def task_for(
+    document: Document, candidate: Candidate, decisions: list[Decision], status: str = "kept"
+) -> Task:
     artifact = document.artifact(candidate.artifact_id)
     image, kind = _image(document, artifact)
     return Task(
@@ -121,6 +124,7 @@ def task_for(document: Document, candidate: Candidate, decisions: list[Decision]
         image=image,
         image_kind=kind,
         grade=grader_score(decisions),
+        status=status,
     )
 
 
@@ -128,7 +132,7 @@ def build_tasks(store: RunStore) -> list[Task]:
     """One task per kept (or unverified) candidate, in the store's stable order."""
     documents = {document.sha256: document for document in store.documents()}
     return [
-        task_for(documents[candidate.file_sha], candidate, store.decisions(candidate.id))
+        task_for(documents[candidate.file_sha], candidate, store.decisions(candidate.id), status)
         for candidate, status, _, _ in store.candidates()
         if status in KEPT_STATUSES and candidate.file_sha in documents
     ]
