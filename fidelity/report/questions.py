@@ -19,6 +19,7 @@ from fidelity.core.document import KEPT_STATUSES, Artifact, Candidate, Decision,
 from fidelity.core.mappings import get_or_make
 from fidelity.core.run_snapshot import RunSnapshot
 from fidelity.funnel import stage_of
+from fidelity.report.chart_crop import chart_picture, sheet_chart
 from fidelity.report.charts import KEPT
 
 QUESTION_FIELDS = (
@@ -88,13 +89,15 @@ def rendered_slide(out: Path, document: Document, artifact: Artifact) -> str | N
     return relative if (out / relative).is_file() else None
 
 
-def caption(artifact: Artifact) -> str:
-    """What the artifact's picture shows: itself, or (a chart drawn only in its sheet's render)
-    the whole sheet, with where the chart sits in it."""
+def caption(artifact: Artifact, cropped: bool) -> str:
+    """What the artifact's picture shows: itself, the chart's area cut from its sheet's render,
+    or (no frame found) the whole sheet, with where the chart sits in it."""
     if not artifact.media:
         return ""
-    if artifact.kind == "chart" and "/sheet-" in artifact.media:
+    if sheet_chart(artifact):
         sheet, anchor = artifact.facts.get("sheet", ""), artifact.facts.get("anchor", "")
+        if cropped:
+            return f"the chart's area in the render of sheet {sheet}"
         return f"rendered sheet {sheet} (the chart is anchored at cell {anchor})"
     return f"the {artifact.kind} itself"
 
@@ -140,15 +143,16 @@ def collect(run: RunSnapshot, out: Path) -> QuestionTable:
             row += [None, None, ""]
             artifact = artifacts.get(key)
             if document is not None and artifact is not None:
+                crop = chart_picture(out, document, artifact)
                 row[2:] = [
                     artifact.locator,
                     artifact.kind,
                     artifact.modality,
                     _clip(artifact.text, TEXT_LIMIT),
                     artifact.html,
-                    artifact.media,
+                    crop or artifact.media,
                     rendered_slide(out, document, artifact),
-                    caption(artifact),
+                    caption(artifact, cropped=crop is not None),
                 ]
             artifact_index[key] = len(artifact_rows)
             artifact_rows.append(row)

@@ -25,6 +25,7 @@ from fidelity.core.config import CoverageConfig
 from fidelity.core.document import KEPT_STATUSES
 from fidelity.core.store import RunStore
 from fidelity.report import REPORT_NAME, write_report
+from fidelity.report.chart_crop import MARGIN, frames
 from fidelity.report.page import PAGE_SIZE, json_island
 from fidelity.report.sections import converted_to, size_words
 from tests.generators.test_llm_generators_pipeline import WORD_FILE, generic_model
@@ -602,7 +603,8 @@ def test_report_fits_its_cards_with_evidence_open(
                 natural = img.evaluate("i => i.naturalWidth")
                 shown = img.evaluate("i => i.getBoundingClientRect().width")
                 assert shown >= min(natural, 320)  # readable, not a thumbnail
-                assert "rendered sheet" in detail.locator("figcaption").first.inner_text()
+                caption = detail.locator("figcaption").first.inner_text()
+                assert caption.startswith("the chart's area in the render of sheet Sales")
                 href = detail.locator("figure.evidence-picture a.enlarge").get_attribute("href")
                 assert (run / href).is_file()  # a click opens the picture itself
             shot = tmp_path / f"report-{width}-{name}.png"
@@ -633,3 +635,24 @@ def test_funnel_bar_opens_exactly_the_rejected_candidates(run: Path, browser: An
     rejected = total.rejected["guessable"]
     assert count == f"{rejected} of {total.candidates} candidates match"
     assert set(statuses) == {"rejected"} and len(statuses) == min(rejected, PAGE_SIZE)
+
+
+@needs_libreoffice
+def test_excel_chart_evidence_is_the_charts_area_not_the_sheet(run: Path) -> None:
+    data = island(run / REPORT_NAME)
+    fields = data["fields"]["artifact"]
+    (chart,) = [
+        a
+        for a in data["artifacts"]
+        if a[fields.index("kind")] == "chart" and a[fields.index("media")]
+    ]
+    media = run / chart[fields.index("media")]
+    assert media.name.startswith("chart-")
+    sheet = media.with_name("sheet-001.png")  # the sheet the fixture's chart sits on
+    (frame,) = frames(sheet)
+    with Image.open(media) as cut, Image.open(sheet) as whole:
+        assert cut.width < whole.width and cut.size == (
+            frame[2] - frame[0] + 2 * MARGIN,
+            frame[3] - frame[1] + 2 * MARGIN,
+        )
+    assert chart[fields.index("caption")].startswith("the chart's area in the render of sheet")
