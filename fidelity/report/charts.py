@@ -122,7 +122,9 @@ def _unused(cell: Cell) -> str:
     if not cell.artifacts:
         return "no artifacts in the corpus"
     if not cell.unused:
-        return f"all {plural(cell.artifacts, 'artifact')} asked about"
+        if cell.artifacts == 1:
+            return "its one artifact is asked about"
+        return f"all {cell.artifacts} artifacts asked about"
     return f"{cell.unused} of {plural(cell.artifacts, 'artifact')} unused"
 
 
