@@ -658,3 +658,22 @@ def test_excel_chart_evidence_is_the_charts_area_not_the_sheet(run: Path) -> Non
             frame[3] - frame[1] + 2 * MARGIN,
         )
     assert chart[fields.index("caption")].startswith("the chart's area in the render of sheet")
+
+
+@needs_libreoffice
+def test_explain_on_a_dropped_file_says_why_as_the_files_table_does(
+    run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dropped = ROOT / "fixtures" / "bad" / "protected_agile.docx"
+    page = page_of(run / REPORT_NAME)
+    (row,) = [
+        tr
+        for tr in page.xpath('//table[@id="files"]/tbody/tr')
+        if tr.xpath("string(td[1])").split()[0].endswith("protected_agile.docx")
+    ]
+    outcome, reason = row.xpath("string(td[4])").strip(), row.xpath("string(td[5])").strip()
+    assert outcome == "dropped" and reason.startswith("encrypted ")
+    assert cli(["explain", "-o", str(run), str(dropped)]) == 1
+    said = capsys.readouterr().err
+    assert f"no candidates stored for {dropped} in {run}: it was skipped (encrypted): " in said
+    assert reason.split(" ", 1)[1] in said
