@@ -40,7 +40,6 @@ class Tile:
     category: str
     shade: Shade
     state: str  # needs documents, needs generation, target met, or '' (no target)
-    need: str  # the state as the tile says it
     counts: str
     unverified: str
     unused: str
@@ -144,9 +143,6 @@ def heatmap(
     tiles = []
     for cell in cells:
         need = state(cell)
-        words = need
-        if need == NEEDS_DOCUMENTS and cell.artifacts:
-            words += " (every artifact is asked about)"
         lines = []
         if any(tally.target for tally in cell.buckets.values()):
             lines = [
@@ -164,7 +160,6 @@ def heatmap(
                 category=cell.category,
                 shade=shade(cell, most_kept),
                 state=need,
-                need=words,
                 counts=_counts(cell),
                 unverified=f"{cell.unverified} unverified" if cell.unverified else "",
                 unused=_unused(cell),
