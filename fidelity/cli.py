@@ -18,7 +18,7 @@ from extractors import ExtractionError
 from fidelity.core.config import Config, parse_size
 from fidelity.core.hashing import file_sha256
 from fidelity.core.mistake import Mistake
-from fidelity.core.store import open_store
+from fidelity.core.store import RunStore, open_store
 from fidelity.explain import explain
 from fidelity.inputs import (
     build_config,
@@ -110,7 +110,7 @@ def closing_lines(summary: dict, out: Path, resumed: bool) -> Iterator[str]:
     if resumed and not summary["files_acted_on"]:
         yield f"nothing new to do: every input file was processed by an earlier build of {out}"
     yield (
-        f"{summary['accepted']} questions kept ({summary['unverified']} unverified), "
+        f"{summary['accepted']} questions kept ({summary['unverified']} of them unverified), "
         f"{summary['rejected']} rejected, {summary['incomplete']} incomplete, "
         f"{summary['skipped']} files skipped -> {out}"
     )
@@ -133,13 +133,23 @@ def check_explained(args: argparse.Namespace) -> None:
         store.close()
 
 
+def why_none(store: RunStore, sha: str) -> str:
+    """Why a file of the run has no candidates: the reason it was skipped (curation dropped it,
+    or it could not be read), else that its artifacts gave none."""
+    entry = next((entry for entry in store.files() if entry["sha256"] == sha), None)
+    if entry and entry["status"] == "skipped":
+        code = entry["info"].get("reason_code")
+        return f"it was skipped ({code}): {entry['reason']}" if code else entry["reason"]
+    return "it was processed and no generator drew a candidate from its artifacts"
+
+
 def cmd_explain(args: argparse.Namespace, config: Config) -> int:
     sha = file_sha256(Path(args.file))
     store = open_store(Path(args.out))
     try:
-        status = store.file_status(sha)
         if not store.candidates(file_sha=sha):
-            print(f"no candidates stored for {args.file} ({status}) in {args.out}", file=sys.stderr)
+            why = why_none(store, sha)
+            print(f"no candidates stored for {args.file} in {args.out}: {why}", file=sys.stderr)
             return 1
         return explain(
             store,

@@ -140,7 +140,9 @@ def markdown(run: RunStore | RunSnapshot, config: CoverageConfig, only_short: bo
         "",
         f"Mode: {mode}. Kept includes unverified candidates. "
         "Unused artifacts: artifacts no stored candidate asks about yet "
-        "(`fidelity regen` draws from them first).",
+        "(`fidelity regen` draws from them first). These are the extracted artifacts questions "
+        "are drawn from; corpus.md's coverage table counts what ingest's probe saw in each "
+        "file before extraction, so the two can differ.",
         "",
         f"{len(short)} cell(s) below target, {sum(c.gap for c in cells.values())} questions "
         "missing in all.",

@@ -44,7 +44,12 @@ class Row:
 
     @property
     def kept(self) -> int:
-        return self.candidates - sum(self.rejected.values()) - self.incomplete
+        """Candidates no check rejected and every check ran on (unverified included)."""
+        return self.candidates - self.rejected_total - self.incomplete
+
+    @property
+    def rejected_total(self) -> int:
+        return sum(self.rejected.values())
 
 
 @dataclass
@@ -88,13 +93,34 @@ def funnel_of(snapshot: RunSnapshot) -> Funnel:
     return funnel
 
 
+def outcome(row: Row) -> str:
+    """What became of a row's candidates, in words: the page's header, funnel.md and a build's
+    last lines all say it with these numbers."""
+    text = (
+        f"{row.candidates} candidates: {row.kept} kept ({row.unverified} of them unverified), "
+        f"{row.rejected_total} rejected"
+    )
+    if row.incomplete:
+        text += f", {row.incomplete} incomplete (a model check did not run)"
+    return text
+
+
+def step(stage: str, left: int, rejected: int) -> str:
+    """One stage of the funnel in words: how many are still in after it and how many it took."""
+    return f"{left} left after {stage}" + (f" ({rejected} rejected)" if rejected else "")
+
+
 def headline(funnel: Funnel) -> str:
     """One line for the end of the run: candidates -> survivors of each stage -> kept."""
-    steps = [f"{funnel.total.candidates} candidates"]
-    steps += [f"{n} {stage}" for stage, n in zip(STAGES, funnel.total.survivors(), strict=True)]
-    kept = f" → {funnel.total.kept} kept ({funnel.total.unverified} unverified)"
-    if funnel.total.incomplete:
-        kept += f", {funnel.total.incomplete} incomplete (a model check did not run)"
+    row = funnel.total
+    steps = [f"{row.candidates} candidates"]
+    steps += [
+        step(stage, left, row.rejected[stage])
+        for stage, left in zip(STAGES, row.survivors(), strict=True)
+    ]
+    kept = f" → {row.kept} kept ({row.unverified} of them unverified)"
+    if row.incomplete:
+        kept += f", {row.incomplete} incomplete (a model check did not run)"
     return " → ".join(steps) + kept
 
 
@@ -122,6 +148,8 @@ def markdown(funnel: Funnel, mode: str) -> str:
         "their checks." + (offline if mode != "model" else ""),
         "",
         f"Run: {headline(funnel)}",
+        "",
+        f"Outcome: {outcome(funnel.total)}.",
         "",
         "## Per application",
         "",

@@ -109,11 +109,12 @@ def write_run_files(
     (out / SAMPLE_NAME).write_text(quality.sample_tsv(sampled))
     (out / "quality.md").write_text(quality.markdown(graded, SAMPLE_NAME, len(sampled)))
     write_report(run, out, targets)
+    total = counts.total  # the numbers funnel.md and the report's header show
     return {
-        "accepted": len(accepted),
-        "unverified": sum(1 for row in accepted if row["status"] == "unverified"),
-        "rejected": len(rejected),
-        "incomplete": len(incomplete),
+        "accepted": total.kept,
+        "unverified": total.unverified,
+        "rejected": total.rejected_total,
+        "incomplete": total.incomplete,
         "skipped": len(skipped),
         "funnel": funnel.headline(counts),
         "quality": quality.totals(graded),

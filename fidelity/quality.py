@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fidelity.core.apps import TAXONOMY
-from fidelity.core.document import Candidate
+from fidelity.core.document import KEPT_STATUSES, Candidate
 from fidelity.core.mappings import get_or_make
 from fidelity.core.run_snapshot import RunSnapshot
 from fidelity.core.store import RunStore, snapshot_of
@@ -29,6 +29,12 @@ SCORES = ("correct_complete", "grounded", "unambiguous", "worth_asking", "notes"
 SAMPLE_COLUMNS = ("id", "app", "category", "file", "locator", "question", "answer", *SCORES)
 AMBIGUOUS = "ambiguous"
 CHECKS = (guessability.CHECK, AMBIGUOUS, answerable.PREFIX)
+# What a removal by each check means, in words ("26 guessable" alone reads as 26 that passed).
+REMOVED_AS = {
+    guessability.CHECK: "guessable",
+    AMBIGUOUS: "ambiguous",
+    answerable.PREFIX: "not answerable",
+}
 
 _QUOTED = re.compile(r"“[^”]*”|‘[^’]*’|'[^']*'|\"[^\"]*\"|\[[^\]]*\]")
 _CELL = re.compile(r"\$?\b[A-Z]{1,3}\$?\d+(?::\$?[A-Z]{1,3}\$?\d+)?\b")
@@ -95,6 +101,8 @@ def quality_of(snapshot: RunSnapshot) -> Quality:
             if check == guessability.CHECK:
                 quality.guess_reasons[reason.split(": ", 1)[-1]] += 1
             continue
+        if status not in KEPT_STATUSES:  # incomplete: not kept until a rerun runs its checks
+            continue
         cell.kept += 1
         get_or_make(quality.templates, candidate.app, Counter)[template(candidate.question)] += 1
         locator = where.get((candidate.file_sha, candidate.artifact_id), "")
@@ -148,7 +156,9 @@ def totals(quality: Quality) -> dict[str, Any]:
 
 def headline(numbers: dict[str, Any]) -> str:
     """One line for the end of a build: removals per check, then diversity per application."""
-    removed = ", ".join(f"{n} {check}" for check, n in numbers["removed"].items())
+    removed = ", ".join(
+        f"{n} as {REMOVED_AS.get(check, check)}" for check, n in numbers["removed"].items()
+    )
     diversity = "; ".join(
         f"{app} {d['templates']} templates for {d['kept']} kept (top-{TOP} {d['top5_share']:.0%})"
         for app, d in numbers["diversity"].items()

@@ -34,6 +34,7 @@ class Application:
     ranked: bool = False  # its kept files are ranked by the pairwise judge
     slide_images: bool = False  # its locators name slides that can be rendered as pictures
     yes_no_facts: bool = True  # its facts prompt may ask yes/no questions
+    display: str = ""  # its name as people write it ("PowerPoint"); empty: the name capitalised
     formats: frozenset[str] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -44,6 +45,7 @@ class Application:
             *self.other_formats,
         )
         object.__setattr__(self, "formats", frozenset(every))
+        object.__setattr__(self, "display", self.display or self.name.capitalize())
 
 
 APPLICATIONS: dict[str, Application] = {
@@ -123,6 +125,7 @@ APPLICATIONS: dict[str, Application] = {
         ),
         Application(
             name="powerpoint",
+            display="PowerPoint",
             extractor="extractors.powerpoint.extractor",
             probe="ingest.probe_powerpoint",
             rules="generators.rules.powerpoint",

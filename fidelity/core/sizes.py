@@ -21,3 +21,14 @@ def size_metadata(app: str, count: int | None, source: str, **extra: object) -> 
         "bucket": bucket(app, count),
         **extra,
     }
+
+
+def bucket_bounds(app: str) -> dict[str, str]:
+    """Each bucket's range in words: {"Small": "1–10 pages", "Medium": "11–30 pages", ...}."""
+    small, medium = APPLICATIONS[app].size_buckets
+    unit = APPLICATIONS[app].size_unit
+    return {
+        "Small": f"up to {small} {unit}",
+        "Medium": f"{small + 1}–{medium} {unit}",
+        "Long": f"over {medium} {unit}",
+    }

@@ -15,7 +15,7 @@ from fidelity.core.gc_pause import collector_paused
 from fidelity.core.run_snapshot import RunSnapshot
 from fidelity.core.store import RunStore, snapshot_of
 from fidelity.report import sections
-from fidelity.report.questions import collect
+from fidelity.report.questions import FILTERS, collect
 
 REPORT_NAME = "report.html"
 PAGE_SIZE = 50
@@ -64,8 +64,8 @@ def render(run: RunStore | RunSnapshot, out: Path, targets: CoverageConfig) -> s
             files=sections.files_section(snapshot, out, table),
             usage=sections.usage_section(snapshot, out),
             options=table.options,
+            filters=FILTERS,
             total=len(table.rows),
-            statuses=table.statuses.most_common(),
             page_size=PAGE_SIZE,
             data=json_island(table.island()),
             style=asset(env, "report.css"),

@@ -15,16 +15,21 @@ from pathlib import Path
 from typing import Any
 
 from fidelity.core.apps import APPLICATIONS
-from fidelity.core.document import Artifact, Candidate, Decision, Document
+from fidelity.core.document import KEPT_STATUSES, Artifact, Candidate, Decision, Document
 from fidelity.core.mappings import get_or_make
 from fidelity.core.run_snapshot import RunSnapshot
+from fidelity.funnel import stage_of
+from fidelity.report.chart_crop import chart_picture, sheet_chart
+from fidelity.report.charts import KEPT
 
 QUESTION_FIELDS = (
     "id file app category artifact question answer status rejected_by reason checks "
-    "question_type generator"
+    "question_type generator stage"
 ).split()
 CHECK_FIELDS = "check view verdict match reason answered calls".split()
-ARTIFACT_FIELDS = "file id locator kind modality text html media slide".split()
+# The browser's filters, in the order the page shows them (`rejected_by` takes a check or a stage).
+FILTERS = ("app", "category", "status", "rejected_by", "check", "verdict", "file")
+ARTIFACT_FIELDS = "file id locator kind modality text html media slide caption".split()
 TEXT_LIMIT = 20_000
 ANSWERED_LIMIT = 2_000
 SLIDE_LOCATOR = re.compile(r"^slide (\d+)\b")
@@ -53,8 +58,6 @@ class QuestionTable:
     artifacts: list[list[Any]]
     rows: list[list[Any]]
     options: dict[str, list[str]]
-    statuses: Counter[str] = field(default_factory=Counter)
-    app_statuses: dict[str, Counter[str]] = field(default_factory=dict)
     rejected_by: Counter[str] = field(default_factory=Counter)
     verdicts: dict[str, Counter[str]] = field(default_factory=dict)
     per_file: dict[str, Counter[str]] = field(default_factory=dict)
@@ -84,6 +87,19 @@ def rendered_slide(out: Path, document: Document, artifact: Artifact) -> str | N
         return None
     relative = f"media/{document.sha256[:16]}/slide-{int(match.group(1)):03d}.png"
     return relative if (out / relative).is_file() else None
+
+
+def caption(artifact: Artifact, cropped: bool) -> str:
+    """What the artifact's picture shows: itself, the chart's area cut from its sheet's render,
+    or (no frame found) the whole sheet, with where the chart sits in it."""
+    if not artifact.media:
+        return ""
+    if sheet_chart(artifact):
+        sheet, anchor = artifact.facts.get("sheet", ""), artifact.facts.get("anchor", "")
+        if cropped:
+            return f"the chart's area in the render of sheet {sheet}"
+        return f"rendered sheet {sheet} (the chart is anchored at cell {anchor})"
+    return f"the {artifact.kind} itself"
 
 
 def call_summary(run: RunSnapshot, keys: str | None, cache: dict[str, str]) -> str:
@@ -117,26 +133,26 @@ def collect(run: RunSnapshot, out: Path) -> QuestionTable:
     artifact_index: dict[tuple[str, str], int] = {}
     calls: dict[str, str] = {}
     table = QuestionTable(strings.table, files.table, artifact_rows, [], {})
-    option_sets: dict[str, set[str]] = {
-        name: set() for name in ("app", "category", "status", "check", "verdict", "file")
-    }
+    option_sets: dict[str, set[str]] = {name: set() for name in FILTERS}
 
     def artifact_of(candidate: Candidate) -> int:
         key = (candidate.file_sha, candidate.artifact_id)
         if key not in artifact_index:
             document = documents.get(candidate.file_sha)
             row: list[Any] = [files(candidate.file), candidate.artifact_id, "", "", "", "", None]
-            row += [None, None]
+            row += [None, None, ""]
             artifact = artifacts.get(key)
             if document is not None and artifact is not None:
+                crop = chart_picture(out, document, artifact)
                 row[2:] = [
                     artifact.locator,
                     artifact.kind,
                     artifact.modality,
                     _clip(artifact.text, TEXT_LIMIT),
                     artifact.html,
-                    artifact.media,
+                    crop or artifact.media,
                     rendered_slide(out, document, artifact),
+                    caption(artifact, cropped=crop is not None),
                 ]
             artifact_index[key] = len(artifact_rows)
             artifact_rows.append(row)
@@ -171,18 +187,20 @@ def collect(run: RunSnapshot, out: Path) -> QuestionTable:
                 [check_row(decision) for decision in decisions],
                 strings(candidate.question_type),
                 strings(f"{candidate.generator} {candidate.generator_version}"),
+                strings(stage_of(rejected_by)),
             ]
         )
-        table.statuses[status] += 1
-        get_or_make(table.app_statuses, candidate.app, Counter)[status] += 1
         get_or_make(table.per_file, candidate.file, Counter)[status] += 1
         if rejected_by:
             table.rejected_by[rejected_by] += 1
+            option_sets["rejected_by"].update((rejected_by, stage_of(rejected_by)))
         option_sets["app"].add(candidate.app)
         option_sets["category"].add(candidate.category)
         option_sets["status"].add(status)
         option_sets["file"].add(candidate.file)
         option_sets["check"].update(decision.check for decision in decisions)
         option_sets["verdict"].update(decision.verdict for decision in decisions)
+    if option_sets["status"] & set(KEPT_STATUSES):
+        option_sets["status"].add(KEPT)
     table.options = {name: sorted(values) for name, values in option_sets.items()}
     return table

@@ -11,13 +11,16 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from fidelity import coverage, funnel
 from fidelity.core.apps import APPLICATIONS, TAXONOMY
 from fidelity.core.config import SIZE_BUCKETS, CoverageConfig
+from fidelity.core.document import KEPT_STATUSES
 from fidelity.core.llm.accounting import USAGE_FILE
 from fidelity.core.run_snapshot import RunSnapshot
-from fidelity.report.charts import BarChart, Heatmap, bars, heatmap
+from fidelity.core.sizes import bucket_bounds
+from fidelity.report.charts import KEPT, BarChart, Heatmap, bars, heatmap, plural, state
 from fidelity.report.questions import QuestionTable
 
 BUCKETS = (*SIZE_BUCKETS, coverage.NO_BUCKET)
@@ -30,13 +33,15 @@ class CoverageSection:
     missing: int
     with_targets: bool
     with_buckets: bool
+    states: list[str]
 
 
 @dataclass
 class FunnelChart:
     name: str
+    title: str
     chart: BarChart
-    statuses: list[tuple[str, int]]
+    outcome: str
 
 
 @dataclass
@@ -51,6 +56,7 @@ class FunnelLine:
 
 @dataclass
 class FunnelSection:
+    outcome: str  # the run's candidates, kept, unverified, rejected in words (funnel.outcome)
     stages: list[str]
     charts: list[FunnelChart]
     cells: list[FunnelLine]
@@ -78,6 +84,15 @@ class UsageSection:
     last_run: dict[str, Any] = field(default_factory=dict)
 
 
+def display(app: str) -> str:
+    """An application's name as people write it ("PowerPoint"), from the registry."""
+    return APPLICATIONS[app].display if app in APPLICATIONS else app
+
+
+def bounds(app: str) -> dict[str, str]:
+    return bucket_bounds(app) if app in APPLICATIONS else {}
+
+
 def app_order(apps: set[str]) -> list[str]:
     return [app for app in TAXONOMY if app in apps] + sorted(apps - set(TAXONOMY))
 
@@ -100,11 +115,15 @@ def coverage_section(run: RunSnapshot, targets: CoverageConfig) -> CoverageSecti
     for cell in cells.values():
         by_app.setdefault(cell.app, []).append(cell)
     return CoverageSection(
-        heatmaps=[heatmap(app, by_app[app], BUCKETS) for app in app_order(set(by_app))],
+        heatmaps=[
+            heatmap(app, display(app), by_app[app], BUCKETS, bounds(app))
+            for app in app_order(set(by_app))
+        ],
         below_target=len(coverage.below_target(cells)),
         missing=sum(cell.gap for cell in cells.values()),
         with_targets=any(cell.target for cell in cells.values()),
         with_buckets=any(t.target for c in cells.values() for t in c.buckets.values()),
+        states=sorted({state(cell) for cell in cells.values()} - {""}),
     )
 
 
@@ -115,13 +134,21 @@ def stages_of(counts: funnel.Funnel) -> list[str]:
     return stages
 
 
+def rejected_link(check: str) -> str:
+    """The question browser showing exactly the candidates `check` (a stage or a check) rejected."""
+    return f"#rejected_by={quote(check)}"
+
+
 def funnel_chart(row: funnel.Row, stages: list[str]) -> BarChart:
     steps = [("candidates", row.candidates, "", "in")]
+    links = {"kept": f"#status={quote(KEPT)}"}
     for stage, left in zip(stages, survivors(row, stages), strict=True):
         dropped = row.rejected[stage]
-        steps.append((f"after {stage}", left, f"−{dropped}" if dropped else "", "stage"))
-    steps.append(("kept", row.kept, f"{row.unverified} unverified", "kept"))
-    return bars(steps)
+        steps.append((f"after {stage}", left, f"{dropped} rejected" if dropped else "", "stage"))
+        if dropped:
+            links[f"after {stage}"] = rejected_link(stage)
+    steps.append(("kept", row.kept, f"{row.unverified} of them unverified", "kept"))
+    return bars(steps, links)
 
 
 def survivors(row: funnel.Row, stages: list[str]) -> list[int]:
@@ -136,13 +163,16 @@ def survivors(row: funnel.Row, stages: list[str]) -> list[int]:
 def funnel_section(run: RunSnapshot, table: QuestionTable) -> FunnelSection:
     counts = funnel.compute(run)
     stages = stages_of(counts)
-    charts = [FunnelChart("run", funnel_chart(counts.total, stages), table.statuses.most_common())]
+    charts = [FunnelChart("run", "whole run", funnel_chart(counts.total, stages), "")]
     for app in app_order(set(counts.apps)):
-        statuses = table.app_statuses.get(app, Counter()).most_common()
-        charts.append(FunnelChart(app, funnel_chart(counts.apps[app], stages), statuses))
+        row = counts.apps[app]
+        charts.append(
+            FunnelChart(app, display(app), funnel_chart(row, stages), funnel.outcome(row))
+        )
     views = sorted(counts.views.items(), key=lambda item: (-item[1], item[0]))
     rejected = table.rejected_by.most_common()
     return FunnelSection(
+        outcome=funnel.outcome(counts.total),
         stages=stages,
         charts=charts,
         cells=[
@@ -152,7 +182,12 @@ def funnel_section(run: RunSnapshot, table: QuestionTable) -> FunnelSection:
             for (app, category), row in sorted(counts.cells.items(), key=taxonomy_order)
         ],
         views=bars([(view, n, "", "fail") for view, n in views]) if views else None,
-        rejected_by=bars([(check, n, "", "fail") for check, n in rejected]) if rejected else None,
+        rejected_by=bars(
+            [(check, n, "", "fail") for check, n in rejected],
+            {check: rejected_link(check) for check, _ in rejected},
+        )
+        if rejected
+        else None,
         verdicts=[
             (check, sorted(verdicts.items())) for check, verdicts in sorted(table.verdicts.items())
         ],
@@ -171,6 +206,23 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
         except json.JSONDecodeError:
             continue
     return rows
+
+
+def size_words(size: dict[str, Any]) -> str:
+    """`1 slide`, `12 pages`; '' when the size is not known."""
+    count, unit = size.get("count"), size.get("unit") or ""
+    if count is None:
+        return ""
+    return plural(int(count), unit.removesuffix("s"), unit) if unit else str(count)
+
+
+def converted_to(record: dict[str, Any]) -> str:
+    """The format a converted file was read as (its `format` is the one it came in)."""
+    if not record.get("converted_from"):
+        return ""
+    ooxml = Path(record.get("ooxml") or "").suffix.lstrip(".")
+    app = APPLICATIONS.get(record.get("app") or "")
+    return ooxml or (app.plain_format if app else "")
 
 
 def file_outcome(record: dict[str, Any], stored: dict[str, Any] | None) -> tuple[str, str]:
@@ -212,12 +264,13 @@ def files_section(run: RunSnapshot, out: Path, table: QuestionTable) -> FilesSec
                 "converted_from": record.get("converted_from"),
                 "extension_mismatch": record.get("extension_mismatch"),
                 "bucket": record.get("bucket") or "",
-                "size": " ".join(str(size[key]) for key in ("count", "unit") if size.get(key)),
+                "size": size_words(size),
+                "converted_to": converted_to(record),
                 "language": record.get("language") or "",
                 "rank": record.get("rank"),
                 "elo": record.get("elo"),
                 "domain": record.get("domain") or "",
-                "kept": sum(n for status, n in statuses.items() if status != "rejected"),
+                "kept": sum(statuses.get(status, 0) for status in KEPT_STATUSES),
                 "rejected": statuses.get("rejected", 0),
             }
         )

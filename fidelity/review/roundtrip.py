@@ -51,7 +51,7 @@ def export_review(out: Path, format_name: str) -> list[Path]:
     """Write the review tasks of every kept candidate in one format under OUT/review/."""
     store = open_store(out)
     try:
-        tasks = build_tasks(store)
+        tasks = build_tasks(store, out)
     finally:
         store.close()
     module = formats.FORMATS[format_name]

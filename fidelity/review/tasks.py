@@ -13,6 +13,7 @@ from typing import Any
 from fidelity.core.apps import APPLICATIONS
 from fidelity.core.document import KEPT_STATUSES, Artifact, Candidate, Decision, Document
 from fidelity.core.store import RunStore
+from fidelity.report.chart_crop import chart_picture
 
 SLIDE = re.compile(r"\bslide (\d+)\b")
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
@@ -38,6 +39,7 @@ class Task:
     image: str | None
     image_kind: str | None
     grade: float | None
+    status: str = "kept"  # or "unverified": a model check could not confirm it
 
     @property
     def where(self) -> str:
@@ -102,9 +104,20 @@ def _image(document: Document, artifact: Artifact) -> tuple[str | None, str | No
     return (artifact.media, "image") if artifact.media else (None, None)
 
 
-def task_for(document: Document, candidate: Candidate, decisions: list[Decision]) -> Task:
+def task_for(
+    document: Document,
+    candidate: Candidate,
+    decisions: list[Decision],
+    status: str = "kept",
+    out: Path | None = None,
+) -> Task:
+    """The task of one candidate; with the run folder `out`, a chart drawn only in its sheet's
+    render shows its own area cut from it (the whole sheet when it cannot be found)."""
     artifact = document.artifact(candidate.artifact_id)
     image, kind = _image(document, artifact)
+    crop = chart_picture(out, document, artifact) if out is not None else None
+    if crop:
+        image, kind = crop, "chart"
     return Task(
         id=candidate.id,
         question=candidate.question,
@@ -121,14 +134,18 @@ def task_for(document: Document, candidate: Candidate, decisions: list[Decision]
         image=image,
         image_kind=kind,
         grade=grader_score(decisions),
+        status=status,
     )
 
 
-def build_tasks(store: RunStore) -> list[Task]:
-    """One task per kept (or unverified) candidate, in the store's stable order."""
+def build_tasks(store: RunStore, out: Path | None = None) -> list[Task]:
+    """One task per kept (or unverified) candidate, in the store's stable order (`out`: the
+    run folder, to show a chart's own area rather than its whole sheet)."""
     documents = {document.sha256: document for document in store.documents()}
     return [
-        task_for(documents[candidate.file_sha], candidate, store.decisions(candidate.id))
+        task_for(
+            documents[candidate.file_sha], candidate, store.decisions(candidate.id), status, out
+        )
         for candidate, status, _, _ in store.candidates()
         if status in KEPT_STATUSES and candidate.file_sha in documents
     ]

@@ -112,7 +112,7 @@ def test_argilla_sdk_loads_the_settings_and_records(
     assert LoginOnly.calls and set(LoginOnly.calls) == {"/api/v1/me"}
 
 
-def test_workbook_rejects_other_values_freezes_the_header_and_prints_landscape(
+def test_workbook_rejects_other_values_freezes_the_header_and_prints_at_full_size(
     run: Path, tmp_path: Path
 ) -> None:
     assert cli(["review", "export", str(run), "--format", "xlsx"]) == 0
@@ -139,10 +139,13 @@ def test_workbook_rejects_other_values_freezes_the_header_and_prints_landscape(
         assert cells <= coordinates(rules[rule]), name
     assert sheet.freeze_panes == "B2"
 
-    setup = sheet.page_setup
-    assert setup.orientation == "landscape"
-    assert (setup.fitToWidth, setup.fitToHeight) == (1, 0)
-    assert sheet.sheet_properties.pageSetUpPr.fitToPage is True
+    # Never shrunk to fit a page (the text would print too small to read): full size, the
+    # header row and the task id repeated on every page; `questions` is A4 portrait.
+    book = openpyxl.load_workbook(path)
+    for name, orientation in (("tasks", "landscape"), ("questions", "portrait")):
+        setup = book[name].page_setup
+        assert (setup.orientation, setup.paperSize, setup.scale) == (orientation, 9, 100)
+        assert not book[name].sheet_properties.pageSetUpPr.fitToPage
     assert sheet.print_title_rows == "$1:$1"
 
     # The filled-in workbook still imports (the answer columns took the typed values).

@@ -18,7 +18,9 @@
   var fileIndex = new Map();
   F.forEach(function (value, index) { fileIndex.set(value, index); });
 
-  var FILTERS = ["app", "category", "status", "check", "verdict", "file", "q"];
+  var FILTERS = ["app", "category", "status", "rejected_by", "check", "verdict", "file", "q"];
+  // The status a coverage tile links to: what it counts as kept (unverified included).
+  var KEPT = "kept or unverified";
   // Also read from the address: page (1-based) and open (a candidate id).
   var table = document.getElementById("questions");
   var body = document.getElementById("question-rows");
@@ -62,7 +64,10 @@
   function select() {
     var f = currentFilters();
     var app = indexOf(stringIndex, f.app), category = indexOf(stringIndex, f.category);
-    var status = indexOf(stringIndex, f.status), check = indexOf(stringIndex, f.check);
+    var kept = f.status === KEPT;
+    var status = kept ? -1 : indexOf(stringIndex, f.status), check = indexOf(stringIndex, f.check);
+    var keptStatuses = [indexOf(stringIndex, "kept"), indexOf(stringIndex, "unverified")];
+    var rejectedBy = indexOf(stringIndex, f.rejected_by);
     var verdict = indexOf(stringIndex, f.verdict), file = indexOf(fileIndex, f.file);
     var needle = f.q.trim().toLowerCase();
     var out = [];
@@ -71,6 +76,9 @@
       if (app !== -1 && row[q.app] !== app) continue;
       if (category !== -1 && row[q.category] !== category) continue;
       if (status !== -1 && row[q.status] !== status) continue;
+      if (kept && keptStatuses.indexOf(row[q.status]) === -1) continue;
+      // A stage (ablation) or one of its checks (ablation:text): the candidates it rejected.
+      if (rejectedBy !== -1 && row[q.rejected_by] !== rejectedBy && row[q.stage] !== rejectedBy) continue;
       if (file !== -1 && row[q.file] !== file) continue;
       if (check !== -1 || verdict !== -1) {
         var checks = row[q.checks], hit = false;
@@ -96,26 +104,48 @@
     tr.appendChild(td);
   }
 
-  function sandboxedTable(html) {
-    // Tables come from the documents: shown in a sandbox with no scripts and no network.
-    var frame = el("iframe", "evidence-table");
-    frame.setAttribute("sandbox", "");
-    frame.setAttribute("title", "table evidence");
-    frame.setAttribute("srcdoc",
-      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">" +
-      "<style>body{font:13px system-ui,sans-serif;margin:6px}table{border-collapse:collapse}" +
-      "td,th{border:1px solid #ccc;padding:2px 6px}</style>" + html);
-    return frame;
+  // Tables come from the documents: parsed inertly (DOMParser runs no script and loads nothing)
+  // and rebuilt from table elements and text only, so the page shows each table once, at its
+  // own size, in the page's styles.
+  var TABLE_TAGS = ["TABLE", "CAPTION", "COLGROUP", "COL", "THEAD", "TBODY", "TFOOT", "TR", "TD",
+    "TH", "BR", "P", "B", "STRONG", "I", "EM", "U", "S", "SUB", "SUP", "SPAN"];
+  function copyTable(source, target) {
+    Array.prototype.forEach.call(source.childNodes, function (child) {
+      if (child.nodeType === 3) { target.appendChild(document.createTextNode(child.nodeValue)); return; }
+      if (child.nodeType !== 1) return;
+      if (TABLE_TAGS.indexOf(child.tagName) === -1) { copyTable(child, target); return; }
+      var copy = document.createElement(child.tagName.toLowerCase());
+      ["colspan", "rowspan"].forEach(function (name) {
+        var value = Number(child.getAttribute(name));
+        if (value > 1) copy.setAttribute(name, String(Math.min(value, 1000)));
+      });
+      copyTable(child, copy);
+      target.appendChild(copy);
+    });
+  }
+
+  function evidenceTable(html) {
+    var parsed = new DOMParser().parseFromString(html, "text/html");
+    var box = el("div", "evidence-table");
+    copyTable(parsed.body, box);
+    return box;
   }
 
   function picture(src, label) {
+    // Shown at a readable size; a click opens the picture at full size in a new tab.
     var figure = el("figure", "evidence-picture");
+    var url = src.split("/").map(encodeURIComponent).join("/");
+    var link = el("a", "enlarge");
+    link.setAttribute("href", url);
+    link.setAttribute("target", "_blank");
+    link.setAttribute("title", "open at full size");
     var img = el("img");
     img.setAttribute("loading", "lazy");
     img.setAttribute("alt", label);
-    img.setAttribute("src", src.split("/").map(encodeURIComponent).join("/"));
-    figure.appendChild(img);
-    figure.appendChild(el("figcaption", "muted", label + ": " + src));
+    img.setAttribute("src", url);
+    link.appendChild(img);
+    figure.appendChild(link);
+    figure.appendChild(el("figcaption", "muted", label + " (click to enlarge): " + src));
     return figure;
   }
 
@@ -134,9 +164,10 @@
       box.appendChild(el("p", "rejection", "Rejected by " + S[row[q.rejected_by]] + ": " + S[row[q.reason]]));
     }
     box.appendChild(el("h4", null, "Evidence"));
-    if (art[a.text]) box.appendChild(el("pre", "evidence-text", art[a.text]));
-    if (art[a.html]) box.appendChild(sandboxedTable(art[a.html]));
-    if (art[a.media]) box.appendChild(picture(art[a.media], "element"));
+    // A table is shown rendered; its text (the same cells) only when there is no table.
+    if (art[a.html]) box.appendChild(evidenceTable(art[a.html]));
+    else if (art[a.text]) box.appendChild(el("pre", "evidence-text", art[a.text]));
+    if (art[a.media]) box.appendChild(picture(art[a.media], art[a.caption] || "picture"));
     if (art[a.slide]) box.appendChild(picture(art[a.slide], "rendered slide"));
     if (!art[a.text] && !art[a.html] && !art[a.media]) box.appendChild(el("p", "muted", "no stored evidence"));
     box.appendChild(el("h4", null, "Checks"));

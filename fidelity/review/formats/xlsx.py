@@ -1,15 +1,21 @@
 """Excel workbooks: one per annotator, one row per task, answer columns with drop-downs.
 
-Sheet `tasks`: the task columns (read-only by convention, grey), then the answer
-columns `correct` and `evidence located` (yes/no lists), `evidence mark` (free text:
-paste the passage that answers the question), `quality` (whole number 1-5), `comment`,
-and `revised question` / `revised answer` (one statement per line) to edit the task
-(empty: no change). Pictures (the image or the rendered slide) sit in the `image`
-column. A curator adds a hand-written item as a row without a task_id: `file`,
-`locator`, `question`, `answer` (one statement per line) and, in `evidence mark`, the
-answer as the file states it. The drop-downs reject other values (stop-style error
-messages), the header row stays frozen, and the sheet prints on landscape pages one
-page wide, header repeated.
+Sheet `tasks`: the task columns (read-only by convention, grey; `status` says whether a model
+check confirmed the question or it is unverified), then the answer columns `correct` and
+`evidence located` (yes/no lists), `evidence mark` (free text: paste the passage that answers
+the question), `quality` (whole number 1-5), `comment`, and `revised question` / `revised
+answer` (one statement per line) to edit the task (empty: no change). A table's cells are on
+the sheet `tables` (the `table` column links to them); a picture (the image or the rendered
+slide) sits inside the `picture` column, scaled to its width, its file named in `image file`;
+rows are as tall as their wrapped text and picture (up to Excel's 409 points, past which the
+evidence cell says where its full text is). A curator adds a hand-written item as a row
+without a task_id: `file`, `locator`, `question`, `answer` (one statement per line) and, in
+`evidence mark`, the answer as the file states it. The drop-downs reject other values
+(stop-style error messages) and the header row stays frozen.
+
+Printing: the sheet `questions` holds one question per A4 portrait page (every field in a
+wide wrapped column, the evidence over as many rows as it needs, the picture and table
+below), at full size; `tasks` and `tables` print at full size too, header repeated.
 """
 
 from __future__ import annotations
@@ -19,14 +25,19 @@ from typing import Any
 from zipfile import BadZipFile
 
 from openpyxl import Workbook, load_workbook
-from openpyxl.drawing.image import Image as SheetImage
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils.exceptions import InvalidFileException
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.worksheet import Worksheet
-from PIL import Image
 
 from fidelity.review.files import replacing
+from fidelity.review.formats.xlsx_print import (
+    column_pixels,
+    place_picture,
+    print_sheet,
+    readable_evidence,
+    table_sheet,
+)
 from fidelity.review.items import HandItem, parse_item
 from fidelity.review.labels import (
     ACCEPTED_QUALITY,
@@ -43,6 +54,7 @@ TASK_COLUMNS = (
     "task_id",
     "round",
     "annotator",
+    "status",
     "app",
     "category",
     "file",
@@ -50,8 +62,9 @@ TASK_COLUMNS = (
     "question",
     "answer",
     "evidence",
-    "table html",
-    "image",
+    "table",
+    "image file",
+    "picture",
     "earlier answers",
 )
 ANSWER_COLUMNS = (
@@ -65,10 +78,10 @@ ANSWER_COLUMNS = (
 )
 REQUIRED_COLUMNS = ("task_id", "round", "annotator", *ANSWER_COLUMNS)
 ITEM_COLUMNS = ("file", "locator", "question", "answer")
-IMAGE_HEIGHT = 160
 WIDTHS = {
     "task_id": 18,
     "annotator": 12,
+    "status": 11,
     "app": 11,
     "category": 16,
     "file": 22,
@@ -76,16 +89,46 @@ WIDTHS = {
     "question": 50,
     "answer": 50,
     "evidence": 60,
-    "table html": 30,
-    "image": 30,
+    "table": 22,
+    "image file": 24,
+    "picture": 46,
     "earlier answers": 30,
     "evidence mark": 30,
     "comment": 30,
     "revised question": 40,
     "revised answer": 40,
 }
-MAX_LINES = 12
+WRAPPED = (
+    "question",
+    "answer",
+    "evidence",
+    "locator",
+    "file",
+    "category",
+    "earlier answers",
+    "table",
+    "image file",
+)
+LINE_POINTS = 15.0  # one wrapped line of 11-point text
+MAX_ROW_POINTS = 409.0  # Excel's tallest row
+PICTURE_PX = 300  # the tallest a picture is drawn in the tasks sheet
 GREY = PatternFill("solid", fgColor="EEEEEE")
+UNVERIFIED = PatternFill("solid", fgColor="FDF2D0")
+
+
+def wrapped_lines(text: str, width: float) -> int:
+    """Lines `text` takes wrapped in a column `width` characters wide (a little pessimistic)."""
+    per_line = max(1, int(width * 1.1) - 2)
+    return sum(len(part) // per_line + 1 for part in (text or "").splitlines() or [""])
+
+
+def fitted(text: str, width: float, lines: int, elsewhere: str) -> str:
+    """`text` cut to `lines` wrapped lines, saying where the rest is when it does not fit."""
+    if wrapped_lines(text, width) <= lines:
+        return text
+    per_line = max(1, int(width * 1.1) - 2)
+    kept = text[: per_line * (lines - 2)]
+    return f"{kept}… [{len(text) - len(kept)} more characters: {elsewhere}]"
 
 
 def _workbook(
@@ -109,35 +152,49 @@ def _workbook(
     )
     sheet.add_data_validation(yes_no_list)
     sheet.add_data_validation(ratings)
+    tables = table_sheet(book, tasks)
+    pages = print_sheet(book, tasks, out)
+    max_lines = int(MAX_ROW_POINTS // LINE_POINTS)
     for row, task in enumerate(tasks, start=2):
+        where = f"sheet 'questions' from row {pages[task.id]}"
+        table = tables.get(task.id)
         sheet.append(
             [
                 task.id,
                 round_,
                 person,
+                task.status,
                 task.app,
                 task.category,
                 task.file,
                 task.locator,
                 task.question,
                 task.answer_text(),
-                task.evidence_text,
-                task.evidence_html or "",
+                fitted(readable_evidence(task), WIDTHS["evidence"], max_lines, where),
+                table.label if table else "",
                 task.image or "",
+                None,
                 describe(previous.get(task.id, [])),
             ]
         )
         for name in TASK_COLUMNS:
             cell = sheet.cell(row, column[name])
-            cell.fill = GREY
-            cell.alignment = Alignment(wrap_text=True, vertical="top")
+            cell.fill = UNVERIFIED if name == "status" and task.status != "kept" else GREY
+            cell.alignment = Alignment(wrap_text=name in WRAPPED, vertical="top")
+        if table:
+            sheet.cell(row, column["table"]).hyperlink = f"#'{table.sheet}'!A{table.row}"
+            sheet.cell(row, column["table"]).font = Font(color="0563C1", underline="single")
         yes_no_list.add(sheet.cell(row, column["correct"]))
         yes_no_list.add(sheet.cell(row, column["evidence located"]))
         ratings.add(sheet.cell(row, column["quality"]))
-        sheet.row_dimensions[row].height = _height(task)
+        height = _height(task, sheet.cell(row, column["evidence"]).value or "")
         picture = image_path(out, task.image)
         if picture:
-            _embed(sheet, picture, sheet.cell(row, column["image"]).coordinate, row)
+            anchor = sheet.cell(row, column["picture"]).coordinate
+            width = column_pixels(WIDTHS["picture"]) - 8
+            drawn = place_picture(sheet, picture, anchor, width, PICTURE_PX)
+            height = max(height, drawn * 0.75 + 6)
+        sheet.row_dimensions[row].height = min(MAX_ROW_POINTS, height)
     for name, width in WIDTHS.items():
         sheet.column_dimensions[sheet.cell(1, column[name]).column_letter].width = width
     sheet.freeze_panes = "B2"
@@ -158,42 +215,31 @@ def _validation(rule: DataValidation, accepted: str) -> DataValidation:
 
 
 def _print_setup(sheet: Worksheet) -> None:
-    """Landscape pages one page wide (rows flow down), the header row on every page."""
+    """A4 landscape at full size (never shrunk to one page wide: the columns run over pages
+    across, the header row and the task id on every page); `questions` is the sheet to print
+    for reading."""
     sheet.page_setup.orientation = "landscape"
     sheet.page_setup.paperSize = sheet.PAPERSIZE_A4
-    sheet.page_setup.fitToWidth = 1
-    sheet.page_setup.fitToHeight = 0
-    sheet.sheet_properties.pageSetUpPr.fitToPage = True
+    sheet.page_setup.scale = 100
+    sheet.sheet_properties.pageSetUpPr.fitToPage = False
     sheet.print_title_rows = "1:1"
+    sheet.print_title_cols = "A:A"
     sheet.print_options.gridLines = True
 
 
-def _height(task: Task) -> float:
-    """A row tall enough for the wrapped question, answer and evidence (in points)."""
+def _height(task: Task, evidence: str) -> float:
+    """A row tall enough for its wrapped question, answer, evidence and locator (points)."""
     lines = max(
-        sum(len(part) // WIDTHS[name] + 1 for part in text.splitlines() or [""])
+        wrapped_lines(text, WIDTHS[name])
         for name, text in (
             ("question", task.question),
             ("answer", task.answer_text()),
-            ("evidence", task.evidence_text),
+            ("evidence", evidence),
+            ("locator", task.locator),
+            ("file", task.file),
         )
     )
-    return 15.0 * min(MAX_LINES, lines)
-
-
-def _embed(sheet: Worksheet, picture: Path, anchor: str, row: int) -> None:
-    try:
-        with Image.open(picture) as image:
-            width, height = image.size
-    except OSError:
-        return  # not a raster picture openpyxl can place (e.g. EMF): the path column names it
-    scale = min(1.0, IMAGE_HEIGHT / max(1, height))
-    placed = SheetImage(str(picture))
-    placed.width, placed.height = int(width * scale), int(height * scale)
-    sheet.add_image(placed, anchor)
-    sheet.row_dimensions[row].height = max(
-        sheet.row_dimensions[row].height or 0, placed.height * 0.75
-    )
+    return LINE_POINTS * lines + 4
 
 
 def export(
