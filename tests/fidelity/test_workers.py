@@ -9,6 +9,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
@@ -188,8 +189,10 @@ def test_builds_killed_at_several_points_then_rerun_match_one_uninterrupted_buil
     inputs.mkdir()
     for path in INPUTS:
         shutil.copy(path, inputs / path.name)
-    reference, out, tmp = tmp_path / "reference", tmp_path / "out", tmp_path / "tmp"
-    tmp.mkdir()
+    reference, out = tmp_path / "reference", tmp_path / "out"
+    # The builds' TMPDIR, short: multiprocessing's forkserver socket lives there, and an
+    # AF_UNIX path is at most 107 bytes (an xdist worker's tmp_path can be longer).
+    tmp = Path(tempfile.mkdtemp(prefix="fidelity-kill-", dir="/tmp"))
     uninterrupted = run_build(inputs, reference, workers=1)  # alongside the first two kills
 
     kill_when(run_build(inputs, out, 4, tmp), lambda: any((out / "ingest").glob("*.json")))
@@ -204,6 +207,7 @@ def test_builds_killed_at_several_points_then_rerun_match_one_uninterrupted_buil
     for name in OUTPUTS:
         assert (out / name).read_bytes() == (reference / name).read_bytes(), name
     assert not list(tmp.glob("fidelity-stages-*")), "the rerun removes what killed builds left"
+    shutil.rmtree(tmp)
 
 
 class LateAcknowledgements(MatchingPoolManager):
