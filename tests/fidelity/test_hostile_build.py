@@ -230,15 +230,15 @@ def _images(out: Path) -> list[str]:
 
 
 def test_a_file_over_the_memory_limit_is_memory_not_cached_and_retried(tmp_path: Path) -> None:
-    """A valid 3 MB document under an 8 MB limit (counted from the worker's baseline) is
+    """A valid 1.5 MB document under a 3 MB limit (counted from the worker's baseline) is
     dropped as `memory`, with no verdict cached under OUT/ingest; the next build, with the
     default limit, reads it."""
     inputs, home, out = tmp_path / "in", tmp_path / "home", tmp_path / "out"
     inputs.mkdir()
     home.mkdir()
-    (inputs / "long.docx").write_bytes(long_report(30_000))
+    (inputs / "long.docx").write_bytes(long_report(15_000))
     tight, default = tmp_path / "tight.toml", tmp_path / "default.toml"
-    tight.write_text('[run]\nworker_memory = "8MB"\n')
+    tight.write_text('[run]\nworker_memory = "3MB"\n')
     default.write_text("")
 
     code, _, errors = finish_build(start_build(inputs, out, home, tight), home)

@@ -410,8 +410,8 @@ def test_clicking_tiles_searching_paging_and_opening_rows(run: Path, browser: An
         assert uranus and rows.first.get_attribute("data-id") in uranus
         rows.first.click()
         detail = page.locator("tr.q-detail")
-        assert detail.locator("table.checks tr td").count() > 0
-        assert detail.locator("div.evidence-table table").count() == 1
+        expect(detail.locator("table.checks tr td").first).to_be_visible()  # drawn after the click
+        expect(detail.locator("div.evidence-table table")).to_have_count(1)
         rows.first.click()
         assert detail.count() == 0
         page.click("#filter-reset")
