@@ -60,9 +60,10 @@ build-fidelity: setup
 test: test-setup
 	FIDELITY_TEST_CACHE=$(TEST_CACHE) $(PYTEST)
 
-# The edit loop: the tests that need no component outside Python (no `needs` marker).
+# The edit loop: the tests that need no component outside Python (no `needs` marker) and
+# run no whole build in child processes (no `slow` marker).
 test-quick: setup
-	$(PYTEST) -m "not needs"
+	$(PYTEST) -m "not needs and not slow"
 
 lint: setup
 	.venv/bin/ruff check . && .venv/bin/ruff format --check . && $(DEPTRY) .

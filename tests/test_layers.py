@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+from functools import cache
 from pathlib import Path
 
 from fidelity.core.apps import APP_NAMES, APPLICATIONS
@@ -30,6 +31,7 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@cache  # parsed once for every test of the module
 def project_modules(*packages: str) -> dict[str, ast.Module]:
     return {
         module_name(path): ast.parse(path.read_text(), str(path))

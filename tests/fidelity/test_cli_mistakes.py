@@ -14,6 +14,8 @@ import pytest
 from fidelity.cli import BROKEN_PIPE_STATUS
 from tests.support.page_counts import DECLARED_PAGES_TOML
 
+pytestmark = pytest.mark.slow  # whole builds or corpus-wide work: not in make test-quick
+
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures"
 MEMO = FIXTURES / "memo.docx"

@@ -14,6 +14,8 @@ from fidelity.coverage import below_target, compute, markdown, record_override
 from fidelity.pipeline import build
 from tests.support.page_counts import DECLARED_PAGES
 
+pytestmark = pytest.mark.slow  # whole builds: not in make test-quick
+
 
 @pytest.fixture(scope="module")
 def run(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -5,7 +5,11 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 from fidelity.cli import main
+
+pytestmark = pytest.mark.slow  # whole builds: not in make test-quick
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 

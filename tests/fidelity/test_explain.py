@@ -16,6 +16,8 @@ from fidelity.pipeline import build
 from tests.support.openai_stub import StubServer, error, json_reply, schema_name, text_of
 from tests.support.page_counts import DECLARED_PAGES, DECLARED_PAGES_TOML
 
+pytestmark = pytest.mark.slow  # whole builds: not in make test-quick
+
 WORD = ["memo.docx", "testWORD_various.docx"]
 
 

@@ -21,7 +21,8 @@ import pytest
 
 from tests.support.hostile_packages import dtd_in_unread_part, hostile, long_report, mutants
 
-pytestmark = pytest.mark.skips_unreadable_files  # builds over unreadable files
+# builds over unreadable files; whole builds in child processes: not in make test-quick
+pytestmark = [pytest.mark.skips_unreadable_files, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 20261130

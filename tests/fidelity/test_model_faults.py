@@ -18,6 +18,8 @@ from tests.generators.test_llm_generators_pipeline import WORD_FILE, generic_mod
 from tests.support.openai_stub import StubServer, error, faulty, slow
 from tests.support.page_counts import DECLARED_PAGES_TOML
 
+pytestmark = pytest.mark.slow  # whole builds or corpus-wide work: not in make test-quick
+
 SETTINGS = (
     """
 [models]

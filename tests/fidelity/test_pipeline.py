@@ -22,6 +22,8 @@ from fidelity.core.config import Config
 from fidelity.pipeline import build
 from tests.support.page_counts import DECLARED_PAGES, declared_pages_config
 
+pytestmark = pytest.mark.slow  # whole builds: not in make test-quick
+
 ROOT = Path(__file__).resolve().parents[2]
 REQUIRED = {"id", "file", "app", "category", "artifact_id", "question", "answer", "generator"}
 OUTPUTS = ("questions.jsonl", "rejected.jsonl", "skipped.jsonl", "coverage.md")

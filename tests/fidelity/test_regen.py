@@ -17,6 +17,8 @@ from fidelity.regen import regen
 from generators import rules
 from tests.support.page_counts import DECLARED_PAGES
 
+pytestmark = pytest.mark.slow  # whole builds: not in make test-quick
+
 FILES = ("filenames.docx", "docx-tables.docx", "memo.docx")
 
 

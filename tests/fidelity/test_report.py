@@ -34,6 +34,8 @@ from tests.support.openai_stub import StubServer
 from tests.support.page_counts import declared_pages_config
 from tests.support.synthetic_run import HOSTILE, synthetic_store
 
+pytestmark = pytest.mark.slow  # whole builds: not in make test-quick
+
 ROOT = Path(__file__).resolve().parents[2]
 needs_chromium = pytest.mark.needs("chromium")
 # The module's build of fixtures/ renders its deck through LibreOffice.

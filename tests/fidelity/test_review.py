@@ -33,6 +33,8 @@ from tests.support.review_support import (
     tasks_of,
 )
 
+pytestmark = pytest.mark.slow  # whole builds: not in make test-quick
+
 
 @pytest.fixture(scope="module")
 def built(corpus: Path, tmp_path_factory: pytest.TempPathFactory, run_folder: Path) -> Path:

@@ -19,6 +19,8 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from fidelity.cli import main as cli
 from tests.support.review_support import FILL, build_run, tasks_of
 
+pytestmark = pytest.mark.slow  # whole builds: not in make test-quick
+
 
 @pytest.fixture(scope="module")
 def built(corpus: Path, tmp_path_factory: pytest.TempPathFactory, run_folder: Path) -> Path:

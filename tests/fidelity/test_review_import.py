@@ -13,6 +13,8 @@ from fidelity.cli import main as cli
 from fidelity.review.files import replacing, write_jsonl
 from tests.support.review_support import FILL, build_run, fill_jsonl, tasks_of
 
+pytestmark = pytest.mark.slow  # whole builds: not in make test-quick
+
 OUTPUTS = ("review/labels.jsonl", "dataset.jsonl", "review/dropped.jsonl", "review/report.md")
 
 

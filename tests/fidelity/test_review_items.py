@@ -18,6 +18,8 @@ from fidelity.core.document import Document
 from fidelity.pipeline import open_store
 from tests.support.review_support import build_run, tasks_of
 
+pytestmark = pytest.mark.slow  # whole builds: not in make test-quick
+
 
 @pytest.fixture(scope="module")
 def built(corpus: Path, tmp_path_factory: pytest.TempPathFactory, run_folder: Path) -> Path:

@@ -20,6 +20,8 @@ from fidelity.review.formats.xlsx_print import QUESTIONS, TABLES, column_pixels
 from fidelity.review.table_grid import table_rows
 from tests.support.review_support import tasks_of
 
+pytestmark = pytest.mark.slow  # whole builds: not in make test-quick
+
 ROOT = Path(__file__).resolve().parents[2]
 FILES = ("SolarOverview.docx", "garden_review.pptx")  # Word and slide tables, slide renders
 SMALLEST_TEXT_POINTS = 7.0  # a printed word shorter than this is unreadable

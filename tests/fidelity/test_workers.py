@@ -32,7 +32,8 @@ from ingest.analyze import FileRecord
 from tests.support.paths import CORPUS
 from tests.support.worker_tasks import MEMORY_CAP, SMALL_CAP, misbehave
 
-pytestmark = pytest.mark.skips_unreadable_files  # builds over unreadable files
+# builds over unreadable files; whole builds in child processes: not in make test-quick
+pytestmark = [pytest.mark.skips_unreadable_files, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 INPUTS = [

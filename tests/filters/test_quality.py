@@ -15,6 +15,8 @@ from fidelity.core.config import Config
 from fidelity.core.store import RunStore
 from fidelity.pipeline import build
 
+pytestmark = pytest.mark.slow  # whole builds: not in make test-quick
+
 FILES = ["powerpoint/typical.pptx", "word/SolarOverview.docx"]
 
 

@@ -16,6 +16,8 @@ from tests.support.openai_stub import StubServer, json_reply, schema_name, text_
 from tests.support.page_counts import DECLARED_PAGES_TOML
 from tests.support.paths import CORPUS
 
+pytestmark = pytest.mark.slow  # whole builds or corpus-wide work: not in make test-quick
+
 WORD_FILE = CORPUS / "word" / "018367.docx"
 
 

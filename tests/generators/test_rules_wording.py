@@ -17,6 +17,8 @@ from fidelity.core.document import Candidate, Document
 from generators.rules import generate
 from tests.support.paths import CORPUS
 
+pytestmark = pytest.mark.slow  # whole builds or corpus-wide work: not in make test-quick
+
 FOLDERS = {"word": "docx", "excel": "xls*", "powerpoint": "pptx"}
 ARTEFACTS = {
     "doubled space": re.compile(r"\S {2,}\S"),
