@@ -225,6 +225,16 @@ def _number(text: str) -> float | None:
 def table_comparison(
     document: Document, artifact: Artifact, where: str, rows: list[list[str]], header: bool = True
 ) -> list[Candidate]:
+    """The extreme of a numeric column (see `table_extreme`) and the comparisons beyond it
+    (see `table_families`)."""
+    return table_extreme(document, artifact, where, rows, header) + table_families(
+        document, artifact, where, rows, header
+    )
+
+
+def table_extreme(
+    document: Document, artifact: Artifact, where: str, rows: list[list[str]], header: bool = True
+) -> list[Candidate]:
     """Which row holds the highest (or lowest) value of a numeric column, and that value.
 
     The column is one whose every body cell is a number (three rows or more) under a
@@ -270,6 +280,256 @@ def table_comparison(
         if len(out) >= cap(1):
             break
     return out
+
+
+# A row that sums or averages the others: comparisons over the rows would count it as one.
+TOTAL_LABEL = re.compile(
+    r"\b(total|totals|sum|subtotal|overall|average|mean|gesamt|summe|insgesamt|somme|suma"
+    r"|totale|итого|всего)\b",
+    re.I,
+)
+# Column headers over numbers that are codes, not quantities: summing or subtracting them
+# means nothing.
+CODE_HEADER = re.compile(
+    r"\b(year|years|date|no|nr|number|id|code|phone|zip|postcode|rank|ranking|#|page|ref)\b\.?",
+    re.I,
+)
+# Headers over amounts a reader adds up (counts, money, time, people); other measures
+# (distances, rates, test statistics) have no meaningful sum.
+ADDITIVE_HEADER = re.compile(
+    r"\b(count|counts|amount|amounts|cost|costs|price|sales|revenue|revenues|budget|units|"
+    r"quantity|qty|hours|days|students|people|persons|members|votes|spend|spending|expenses|"
+    r"expense|income|sold|orders|visits|visitors|employees|staff|cases|participants|"
+    r"responses|respondents|items|pieces|stock|fee|fees|funding|grant|grants|pay|payment|"
+    r"payments|salary|deaths|births|patients|users|sessions|downloads|tickets|seats)\b",
+    re.I,
+)
+MAX_LISTED = 4
+MAX_SUMMED = 12
+
+
+@dataclass(frozen=True)
+class NumericColumn:
+    """A table column whose every body cell is a number, with the rows' labels."""
+
+    name: str | None
+    labels: tuple[str, ...]
+    texts: tuple[str, ...]
+    numbers: tuple[float, ...]
+
+
+def numeric_columns(rows: list[list[str]], header: bool = True) -> list[NumericColumn]:
+    """The numeric columns of a grid whose first column labels its rows (each label seen
+    once, a reader sees it), three body rows or more, under headers seen once."""
+    rows = _without_title_row([row for row in rows if row]) if header else rows
+    width = max((len(row) for row in rows), default=0)
+    if width < 2 or len(rows) < (4 if header else 3):
+        return []
+    body = [row for row in (rows[1:] if header else rows) if len(row) == width]
+    labels = [row[0] for row in body]
+    if len(body) < 3 or len(set(labels)) != len(labels):
+        return []
+    if not all(labelled(label) for label in labels):
+        return []
+    if all(_number(label) is not None for label in labels):  # a data column, not labels
+        return []
+    columns: list[tuple[str | None, int]] = [(None, 1)] if width == 2 and not header else []
+    if header:
+        columns = [(name, first) for name, first, last in _header_spans(rows[0]) if first == last]
+    out = []
+    for name, column in columns:
+        numbers = [_number(row[column]) for row in body]
+        if any(n is None for n in numbers):
+            continue
+        out.append(
+            NumericColumn(
+                name,
+                tuple(labels),
+                tuple(row[column].strip() for row in body),
+                tuple(n for n in numbers if n is not None),
+            )
+        )
+    return out
+
+
+def _quantities(column: NumericColumn) -> bool:
+    """True for a column of quantities a reader would add or subtract: no total row among
+    the rows, no year, code or rank header, not the sequence 1, 2, 3…"""
+    if any(TOTAL_LABEL.search(label) for label in column.labels):
+        return False
+    if column.name and CODE_HEADER.search(column.name):
+        return False
+    if list(column.numbers) == [float(i) for i in range(1, len(column.numbers) + 1)]:
+        return False
+    return not all(n.is_integer() and 1900 <= n <= 2100 for n in column.numbers)
+
+
+def _decimals(text: str) -> int:
+    digits = re.sub(r"[^\d.]", "", text)
+    return len(digits.split(".", 1)[1]) if "." in digits else 0
+
+
+def shown_like(value: float, like: Iterable[str]) -> str:
+    """A computed number written as the cells it comes from write theirs: the same
+    currency sign, percent sign, decimals and thousands separator."""
+    like = [text.strip() for text in like]
+    decimals = max((_decimals(text) for text in like), default=0)
+    grouped = any("," in text for text in like)
+    body = f"{abs(value):,.{decimals}f}" if grouped else f"{abs(value):.{decimals}f}"
+    sign = "-" if round(value, decimals) < 0 else ""
+    currency = next((c for c in "$€£" if all(c in text for text in like)), "")
+    percent = "%" if all(text.endswith("%") for text in like) else ""
+    return f"{sign}{currency}{body}{percent}"
+
+
+def _under(column: NumericColumn) -> str:
+    return f" in the column “{quote(column.name, 50)}”" if column.name else ""
+
+
+def table_families(
+    document: Document, artifact: Artifact, where: str, rows: list[list[str]], header: bool = True
+) -> list[Candidate]:
+    """Comparisons beyond the extreme over a table's numeric columns: the second highest
+    row, the difference between two named rows, the rows above a stated value (a list
+    answer), and the column's sum when neither the table nor the text states it."""
+    out: list[Candidate] = []
+    for column in numeric_columns(rows, header):
+        if not _quantities(column) or (column.name and _number(column.name) is not None):
+            continue  # a column headed "1" or "2020" is a point of a scale, not a quantity
+        key = f"{artifact.id}:{column.name}"
+        for family in (_second, _difference, _above, _column_sum):
+            if (made := family(document, artifact, where, column, key)) is not None:
+                out.append(made)
+        if out:
+            break
+    return out
+
+
+def _ranked(numbers: tuple[float, ...], highest: bool) -> list[int]:
+    return sorted(range(len(numbers)), key=lambda i: -numbers[i] if highest else numbers[i])
+
+
+def _second(
+    document: Document, artifact: Artifact, where: str, column: NumericColumn, key: str
+) -> Candidate | None:
+    """Which row holds the second highest (or lowest) value; four rows or more, no tie
+    among the first three."""
+    if len(column.numbers) < 4:
+        return None
+    highest = pick(f"{key}:second", 2) == 0
+    order = _ranked(column.numbers, highest)
+    first, second, third = (column.numbers[i] for i in order[:3])
+    if len({first, second, third}) != 3:
+        return None
+    word = "second highest" if highest else "second lowest"
+    label, value = column.labels[order[1]], column.texts[order[1]]
+    under = _under(column)
+    return candidate(
+        document,
+        artifact,
+        "table-second",
+        f"In {where}, which row has the {word} value{under}, and what is that value?",
+        [f"The row “{label}” has the {word} value{under}.", f"That value is {value}."],
+        value=value,
+        anchor=[label],
+        notes=[f"ranked among {len(column.numbers)} rows"],
+    )
+
+
+def _difference(
+    document: Document, artifact: Artifact, where: str, column: NumericColumn, key: str
+) -> Candidate | None:
+    """How much higher one named row's value is than another's (two distinct values)."""
+    options = [
+        (i, j)
+        for i in range(len(column.numbers))
+        for j in range(len(column.numbers))
+        if column.numbers[i] > column.numbers[j]
+    ]
+    if not options:
+        return None
+    i, j = options[pick(f"{key}:difference", len(options))]
+    texts = (column.texts[i], column.texts[j])
+    gap = shown_like(column.numbers[i] - column.numbers[j], texts)
+    if gap.endswith("%"):
+        gap = f"{gap[:-1]} percentage points"
+    high, low = quote(column.labels[i], 50), quote(column.labels[j], 50)
+    under = _under(column)
+    return candidate(
+        document,
+        artifact,
+        "table-difference",
+        f"In {where}, by how much does the value of the row “{high}” exceed that of the row "
+        f"“{low}”{under}?",
+        [
+            f"The row “{column.labels[i]}” shows {texts[0]} and the row “{column.labels[j]}” "
+            f"shows {texts[1]}{under}.",
+            f"The difference is {gap}.",
+        ],
+        value=texts[0],
+        anchor=[column.labels[i]],
+        notes=["computed: the difference of two cells"],
+    )
+
+
+def _above(
+    document: Document, artifact: Artifact, where: str, column: NumericColumn, key: str
+) -> Candidate | None:
+    """Every row whose value exceeds another row's value, stated in the question: a list
+    answer of one to four rows, with at least two rows below."""
+    distinct = sorted(set(column.numbers), reverse=True)
+    options = [
+        v
+        for v in distinct[1 : MAX_LISTED + 1]
+        if sum(n < v for n in column.numbers) >= 2
+        and sum(n > v for n in column.numbers) <= MAX_LISTED
+    ]
+    if not options:
+        return None
+    bound = options[pick(f"{key}:above", len(options))]
+    threshold = column.texts[column.numbers.index(bound)]
+    hits = [i for i, n in enumerate(column.numbers) if n > bound]
+    if len(hits) > MAX_LISTED:
+        return None
+    under = _under(column)
+    labels = [column.labels[i] for i in hits]
+    return candidate(
+        document,
+        artifact,
+        "table-above",
+        f"In {where}, which rows show a value greater than {threshold}{under}?",
+        [f"The row “{column.labels[i]}” shows {column.texts[i]}." for i in hits]
+        + [f"No other row shows more than {threshold}."],
+        value=column.texts[hits[0]],
+        anchor=[labels[0]],
+        notes=[f"list answer: all {len(hits)} rows above {threshold}"],
+    )
+
+
+def _column_sum(
+    document: Document, artifact: Artifact, where: str, column: NumericColumn, key: str
+) -> Candidate | None:
+    """The sum of a short column of amounts (money, or a header naming what is counted; no
+    percentages) when no cell of the table and no line of the document states it."""
+    if len(column.numbers) > MAX_SUMMED or any(text.endswith("%") for text in column.texts):
+        return None
+    money = all(any(c in text for c in "$€£") for text in column.texts)
+    if not column.name or not (money or ADDITIVE_HEADER.search(column.name)):
+        return None
+    total = shown_like(sum(column.numbers), column.texts)
+    if total in column.texts or f" {normalize(total)} " in f" {normalize(document.body)} ":
+        return None
+    return candidate(
+        document,
+        artifact,
+        "table-sum",
+        f"In {where}, what do the values in the column “{quote(column.name, 50)}” add up to "
+        f"over its {len(column.numbers)} rows?",
+        [f"The {len(column.numbers)} values in the column “{column.name}” add up to {total}."],
+        value=total,
+        anchor=[column.name],
+        notes=["computed: the table states no total"],
+    )
 
 
 def _without_title_row(rows: list[list[str]]) -> list[list[str]]:
@@ -424,8 +684,18 @@ PLACEHOLDER_TITLE_WORDS = frozenset(
     "chart title text diagrammtitel diagrammtitle titre du graphique título del gráfico "
     "titolo grafico название диаграммы".split()
 )
-DEFAULT_SERIES = re.compile(r"^Series \d+$")
-DEFAULT_CATEGORY = re.compile(r"^Category \d+$")
+# The series and category names a new chart's sample data carries, in Office's languages
+# ("Series 1", "Ряд 2", "Столбец1", "Reihe 3"; "Category 1", "Категория 2", "Kategorie 3").
+DEFAULT_SERIES = re.compile(
+    r"^(Series|Column|Ряд|Столбец|Reihe|Datenreihe|Spalte|Série|Serie|Colonne|Columna|Colonna"
+    r"|Seria|Kolumna|Sarja|系列|계열) ?\d+$",
+    re.I,
+)
+DEFAULT_CATEGORY = re.compile(
+    r"^(Category|Категория|Kategorie|Catégorie|Categoría|Categoria|Kategoria|Categorie|Luokka"
+    r"|分类|類別|항목) ?\d+$",
+    re.I,
+)
 
 
 def sample_data(facts: dict) -> bool:
@@ -500,7 +770,7 @@ def chart_questions(document: Document, artifact: Artifact) -> list[Candidate]:
                 anchor=[str(series["name"]), str(category)],
             )
         )
-    return out + chart_extremes(document, artifact, name)
+    return out + chart_extremes(document, artifact, name) + chart_families(document, artifact, name)
 
 
 def chart_extremes(document: Document, artifact: Artifact, name: str) -> list[Candidate]:
@@ -540,6 +810,97 @@ def chart_extremes(document: Document, artifact: Artifact, name: str) -> list[Ca
             )
         ]
     return []
+
+
+def _plotted(series: dict) -> list[tuple[str, str, float]] | None:
+    """(category, shown value, shown number) of each point of a named series whose shown
+    values are the numbers it plots, unrounded (a fraction may show as its percentage; no
+    blank point), with categories seen once; None otherwise."""
+    shown = list(series.get("points", []))
+    raw = list(series.get("values", []))
+    if not series.get("name") or len(shown) < 3 or len(raw) != len(shown):
+        return None
+    out = []
+    for (category, text), value in zip(shown, raw, strict=True):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            return None
+        shown_number = _number(str(text))
+        if str(text).strip().endswith("%") and shown_number is not None:
+            shown_number /= 100  # a fraction shown as a percentage: 0.217 as "21.7%"
+        if not category or shown_number is None or abs(shown_number - number) > 1e-9:
+            return None
+        out.append((str(category), str(text), _number(str(text)) or 0.0))
+    categories = [c for c, _, _ in out]
+    return out if len(set(categories)) == len(categories) else None
+
+
+def chart_families(document: Document, artifact: Artifact, name: str) -> list[Candidate]:
+    """Comparisons beyond the extreme over a chart's data: the category with the second
+    highest (or lowest) value of its first series, and the gap between two series at one
+    category (or between two categories of a one-series chart)."""
+    series = [s for s in artifact.facts.get("series", []) if s.get("name")]
+    plotted = [(s["name"], p) for s in series if (p := _plotted(s)) is not None]
+    if not plotted or len(plotted) != len(series):
+        return []
+    first_name, first = plotted[0]
+    out = []
+    numbers = tuple(n for _, _, n in first)
+    highest = pick(f"{artifact.id}:second", 2) == 0
+    order = _ranked(numbers, highest)
+    if len(numbers) >= 4 and len({numbers[i] for i in order[:3]}) == 3:
+        word = "second highest" if highest else "second lowest"
+        category, text, _ = first[order[1]]
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "chart-second",
+                f"In {name}, which category has the {word} value in the series "
+                f"“{first_name}”, and what is that value?",
+                [
+                    f"“{category}” has the {word} value of the series “{first_name}”.",
+                    f"That value is {text}.",
+                ],
+                value=text,
+                anchor=[str(first_name), category],
+            )
+        )
+    if len(plotted) >= 2:
+        (a_name, a), (b_name, b) = plotted[:2]
+        if [c for c, _, _ in a] != [c for c, _, _ in b] or a_name == b_name:
+            return out
+        options = [i for i in range(len(a)) if a[i][2] != b[i][2]]
+        if not options:
+            return out
+        i = options[pick(f"{artifact.id}:gap", len(options))]
+        (high_name, high), (low_name, low) = (
+            ((a_name, a[i]), (b_name, b[i]))
+            if a[i][2] > b[i][2]
+            else ((b_name, b[i]), (a_name, a[i]))
+        )
+        gap = shown_like(high[2] - low[2], (high[1], low[1]))
+        if gap.endswith("%"):
+            gap = f"{gap[:-1]} percentage points"
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "chart-difference",
+                f"In {name}, for “{high[0]}”, by how much does the series “{high_name}” exceed "
+                f"the series “{low_name}”?",
+                [
+                    f"For “{high[0]}”, “{high_name}” shows {high[1]} and “{low_name}” shows "
+                    f"{low[1]}.",
+                    f"The difference is {gap}.",
+                ],
+                value=high[1],
+                anchor=[str(high_name), high[0]],
+                notes=["computed: the difference of two plotted values"],
+            )
+        )
+    return out
 
 
 # A later property the file often leaves equal to an earlier one (saved once, by its author).

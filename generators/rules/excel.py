@@ -16,6 +16,7 @@ from generators.rules.common import (
     Rule,
     cap,
     chart_extremes,
+    chart_families,
     cloze_spans,
     described,
     labelled,
@@ -602,7 +603,9 @@ def chart(document: Document, artifact: Artifact) -> list[Candidate]:
         )
     if any(series.get("values_ref") for series in facts.get("series", [])[:1]):
         return out  # its values are the cells': the cells state the highest and lowest too
-    return out + chart_extremes(document, artifact, where)
+    return (
+        out + chart_extremes(document, artifact, where) + chart_families(document, artifact, where)
+    )
 
 
 def image(document: Document, artifact: Artifact) -> list[Candidate]:

@@ -12,7 +12,7 @@ import re
 
 from fidelity.core.document import Artifact, Candidate, Document
 from fidelity.core.office_names import LAYOUT_NAMES, PRESET_NAMES
-from fidelity.core.text import normalize
+from fidelity.core.text import STOPWORDS, normalize
 from generators.draft import candidate, quote
 from generators.rules.common import (
     Rule,
@@ -896,6 +896,9 @@ def hidden_slide(document: Document, artifact: Artifact) -> list[Candidate]:
     ]
 
 
+MAX_SECTION_SLIDES = 6
+
+
 def section(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     sections = [a for a in document.artifacts if a.kind == "section"]
@@ -903,7 +906,7 @@ def section(document: Document, artifact: Artifact) -> list[Candidate]:
     if len(sections) < 2 or not slides:
         return []
     number = slides[pick(artifact.id, len(slides))]
-    return [
+    return _section_slides(document, artifact, sections) + [
         candidate(
             document,
             artifact,
@@ -912,6 +915,102 @@ def section(document: Document, artifact: Artifact) -> list[Candidate]:
             [f"Slide {number} is in the section “{facts['name']}”."],
             value=facts["name"],
             anchor=["Section", str(number)],
+        )
+    ]
+
+
+def _section_slides(
+    document: Document, artifact: Artifact, sections: list[Artifact]
+) -> list[Candidate]:
+    """Every slide of a section named once in the deck (a list answer of two to six
+    slides, each with its title when it has one)."""
+    facts = artifact.facts
+    name, slides = facts["name"], facts.get("slides", [])
+    if [a.facts["name"] for a in sections].count(name) != 1:
+        return []
+    if not 2 <= len(slides) <= MAX_SECTION_SLIDES:
+        return []
+    titles = list(facts.get("titles") or [""] * len(slides))
+    return [
+        candidate(
+            document,
+            artifact,
+            "section-slides",
+            f"Which slides make up the section “{quote(name, 60)}”?",
+            [
+                f"Slide {number}"
+                + (f" (“{quote(title, 60)}”)" if title else "")
+                + f" is in the section “{name}”."
+                for number, title in zip(slides, titles, strict=False)
+            ]
+            + [f"No other slide is in the section “{name}”."],
+            value=", ".join(str(number) for number in slides),
+            anchor=[name],
+            notes=[f"list answer: all {len(slides)} slides of the section"],
+        )
+    ]
+
+
+NOTE_PHRASE = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
+PHRASE_WORDS = (2, 3)
+
+
+def _note_phrase(document: Document, artifact: Artifact) -> str | None:
+    """A phrase of two or three words from the first line of a slide's notes that nothing
+    else in the deck says (no slide, no other note, no property): content words of four
+    letters or more, one of them eight or more, none in the slide's title (which would
+    point to the slide without the notes); the longest such phrases are drawn from.
+    None when the notes have no such phrase."""
+    lines = artifact.facts.get("lines", [])
+    if not lines:
+        return None
+    words = NOTE_PHRASE.findall(lines[0])
+    elsewhere = normalize(
+        " ".join(a.text for a in document.artifacts if a.id != artifact.id) + " " + document.body
+    )
+    own = normalize(" ".join(lines))
+    title = set(normalize(artifact.facts.get("title") or "").split())
+    options = []
+    for size in PHRASE_WORDS:
+        for start in range(len(words) - size + 1):
+            span = words[start : start + size]
+            if any(w.casefold() in STOPWORDS or len(w) < 4 for w in span):
+                continue
+            if max(len(w) for w in span) < 8 or set(normalize(" ".join(span)).split()) & title:
+                continue
+            phrase = " ".join(span)
+            plain = normalize(phrase)
+            if phrase not in lines[0] or f" {plain} " in f" {elsewhere} ":
+                continue
+            if f" {own} ".count(f" {plain} ") != 1:
+                continue
+            options.append(phrase)
+    options = sorted(options, key=len, reverse=True)[:3]
+    return options[pick(f"{artifact.id}:phrase", len(options))] if options else None
+
+
+def _note_slide(document: Document, artifact: Artifact) -> list[Candidate]:
+    """The join of a phrase and a slide: which slide's speaker notes say the phrase."""
+    notes = [a for a in document.artifacts if a.kind == "note"]
+    phrase = _note_phrase(document, artifact) if len(notes) >= 2 else None
+    if phrase is None:
+        return []
+    slide = _slide(artifact)
+    title = artifact.facts.get("title") or ""
+    return [
+        candidate(
+            document,
+            artifact,
+            "note-slide",
+            f"The speaker notes of which slide mention “{phrase}”?",
+            [
+                f"The speaker notes of slide {slide}"
+                + (f" (“{quote(title, 60)}”)" if title else "")
+                + f" mention “{phrase}”."
+            ],
+            value=f"slide {slide}",
+            anchor=[phrase],
+            notes=["join: a phrase of the notes and the slide they belong to"],
         )
     ]
 
@@ -984,9 +1083,11 @@ def note(document: Document, artifact: Artifact) -> list[Candidate]:
                 value=text,
                 anchor=[f"Speaker notes of slide {slide}"] if len(text.split()) < 6 else [],
             )
-        ]
+        ] + _note_slide(document, artifact)
     where = f"In the speaker notes of slide {slide}"
-    return _cloze_questions(document, artifact, "\n".join(lines), where, "note-cloze")
+    return _cloze_questions(
+        document, artifact, "\n".join(lines), where, "note-cloze"
+    ) + _note_slide(document, artifact)
 
 
 metadata = metadata_rule(
