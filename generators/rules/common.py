@@ -405,6 +405,20 @@ def table_families(
     return out
 
 
+def stated_anywhere(document: Document, value: str) -> bool:
+    """True when the body or any element of the document writes the value (as whole words)."""
+    said = " ".join([document.body, *(a.text for a in document.artifacts)])
+    return f" {normalize(value)} " in f" {normalize(said)} "
+
+
+def _probe(value: str, label: str) -> tuple[str, list[str]]:
+    """(probe value, anchors) for an answer of a label and its value: the value near the
+    label, or the label near the value when the value is too short to look for ("85")."""
+    if len(normalize(value).replace(" ", "")) >= 3 or len(normalize(label)) < 3:
+        return value, [label]
+    return label, [value]
+
+
 def _ranked(numbers: tuple[float, ...], highest: bool) -> list[int]:
     return sorted(range(len(numbers)), key=lambda i: -numbers[i] if highest else numbers[i])
 
@@ -430,8 +444,8 @@ def _second(
         "table-second",
         f"In {where}, which row has the {word} value{under}, and what is that value?",
         [f"The row “{label}” has the {word} value{under}.", f"That value is {value}."],
-        value=value,
-        anchor=[label],
+        value=_probe(value, label)[0],
+        anchor=_probe(value, label)[1],
         notes=[f"ranked among {len(column.numbers)} rows"],
     )
 
@@ -466,8 +480,8 @@ def _difference(
             f"shows {texts[1]}{under}.",
             f"The difference is {gap}.",
         ],
-        value=texts[0],
-        anchor=[column.labels[i]],
+        value=_probe(texts[0], column.labels[i])[0],
+        anchor=_probe(texts[0], column.labels[i])[1],
         notes=["computed: the difference of two cells"],
     )
 
@@ -500,8 +514,8 @@ def _above(
         f"In {where}, which rows show a value greater than {threshold}{under}?",
         [f"The row “{column.labels[i]}” shows {column.texts[i]}." for i in hits]
         + [f"No other row shows more than {threshold}."],
-        value=column.texts[hits[0]],
-        anchor=[labels[0]],
+        value=_probe(column.texts[hits[0]], labels[0])[0],
+        anchor=_probe(column.texts[hits[0]], labels[0])[1],
         notes=[f"list answer: all {len(hits)} rows above {threshold}"],
     )
 
@@ -517,7 +531,7 @@ def _column_sum(
     if not column.name or not (money or ADDITIVE_HEADER.search(column.name)):
         return None
     total = shown_like(sum(column.numbers), column.texts)
-    if total in column.texts or f" {normalize(total)} " in f" {normalize(document.body)} ":
+    if total in column.texts or stated_anywhere(document, total):
         return None
     return candidate(
         document,
@@ -863,8 +877,8 @@ def chart_families(document: Document, artifact: Artifact, name: str) -> list[Ca
                     f"“{category}” has the {word} value of the series “{first_name}”.",
                     f"That value is {text}.",
                 ],
-                value=text,
-                anchor=[str(first_name), category],
+                value=_probe(text, category)[0],
+                anchor=[str(first_name), _probe(text, category)[1][0]],
             )
         )
     if len(plotted) >= 2:
@@ -895,8 +909,8 @@ def chart_families(document: Document, artifact: Artifact, name: str) -> list[Ca
                     f"{low[1]}.",
                     f"The difference is {gap}.",
                 ],
-                value=high[1],
-                anchor=[str(high_name), high[0]],
+                value=_probe(high[1], high[0])[0],
+                anchor=[str(high_name), _probe(high[1], high[0])[1][0]],
                 notes=["computed: the difference of two plotted values"],
             )
         )
