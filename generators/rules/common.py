@@ -852,8 +852,9 @@ def _plotted(series: dict) -> list[tuple[str, str, float]] | None:
 
 def chart_families(document: Document, artifact: Artifact, name: str) -> list[Candidate]:
     """Comparisons beyond the extreme over a chart's data: the category with the second
-    highest (or lowest) value of its first series, and the gap between two series at one
-    category (or between two categories of a one-series chart)."""
+    highest (or lowest) value of its first series, and the gap between the first two
+    series at one category. The probes anchor on the category alone, so a table that
+    states the same figures by the same categories is found to give the answer away."""
     series = [s for s in artifact.facts.get("series", []) if s.get("name")]
     plotted = [(s["name"], p) for s in series if (p := _plotted(s)) is not None]
     if not plotted or len(plotted) != len(series):
@@ -878,7 +879,7 @@ def chart_families(document: Document, artifact: Artifact, name: str) -> list[Ca
                     f"That value is {text}.",
                 ],
                 value=_probe(text, category)[0],
-                anchor=[str(first_name), _probe(text, category)[1][0]],
+                anchor=_probe(text, category)[1],
             )
         )
     if len(plotted) >= 2:
@@ -910,7 +911,7 @@ def chart_families(document: Document, artifact: Artifact, name: str) -> list[Ca
                     f"The difference is {gap}.",
                 ],
                 value=_probe(high[1], high[0])[0],
-                anchor=[str(high_name), _probe(high[1], high[0])[1][0]],
+                anchor=_probe(high[1], high[0])[1],
                 notes=["computed: the difference of two plotted values"],
             )
         )

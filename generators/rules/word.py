@@ -20,6 +20,7 @@ from generators.rules.common import (
     chart_questions,
     cloze,
     described,
+    is_sentence,
     metadata_rule,
     pick,
     table_cell_question,
@@ -113,6 +114,71 @@ def _text(document: Document, artifact: Artifact) -> list[Candidate]:
             anchor=[blanked.replace("____", " ")],
         )
         for blanked, span, noun in cloze(sentences, choose, limit=2, shortest=40)
+    ] + _heading_of(document, artifact, heading, paragraphs, everywhere)
+
+
+LEAST_HEADINGS = 3
+NEAR_COPY = 0.7
+
+
+def _near_copy(sentence: str, everywhere: str) -> bool:
+    """True when the document says the sentence twice, or another sentence shares most of
+    its words (the same statement under two headings)."""
+    if everywhere.count(sentence) != 1:
+        return True
+    words = set(normalize(sentence).split())
+    return any(
+        other != sentence and len(words & set(normalize(other).split())) >= NEAR_COPY * len(words)
+        for line in everywhere.splitlines()
+        for other in SENTENCE.split(line)
+    )
+
+
+SENTENCE_WORDS = 9
+WORD_RUN = re.compile(r"[^\W\d_]+")
+
+
+def _heading_of(
+    document: Document, artifact: Artifact, heading: str, paragraphs: list[str], everywhere: str
+) -> list[Candidate]:
+    """The join of a sentence and the section it stands in: under which heading the document
+    says a sentence it says once. Asked once per heading (in the section's first chunk), in
+    a document of three headings or more, for a sentence of nine words or more that shares
+    no word with its heading (which would point to it)."""
+    texts = [a for a in document.artifacts if a.kind == "text"]
+    headings = {a.facts.get("heading") or "" for a in texts}
+    headings = {h for h in headings if h and not CONTENTS_HEADING.match(h)}
+    if not heading or len(headings) < LEAST_HEADINGS:
+        return []
+    if next(a for a in texts if a.facts.get("heading") == heading).id != artifact.id:
+        return []
+    named = set(normalize(heading).split())
+    options = [
+        sentence
+        for paragraph in paragraphs
+        for sentence in SENTENCE.split(paragraph)
+        if 40 <= len(sentence) <= 200
+        and is_sentence(sentence)
+        and len(WORD_RUN.findall(sentence)) >= SENTENCE_WORDS
+        and not _near_copy(sentence, everywhere)
+        and not PLACEHOLDER.search(sentence)
+        and not ADDRESS.search(sentence)
+        and not named & set(normalize(sentence).split())
+    ]
+    if not options:
+        return []
+    sentence = options[pick(f"{artifact.id}:heading", len(options))]
+    return [
+        candidate(
+            document,
+            artifact,
+            "text-heading",
+            f"Under which heading does the document say: “{sentence}”?",
+            [f"That sentence is in the section headed “{heading}”."],
+            value=heading,
+            anchor=[sentence],
+            notes=["join: a sentence and the heading of its section"],
+        )
     ]
 
 

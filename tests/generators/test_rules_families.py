@@ -247,3 +247,42 @@ def test_a_notes_phrase_a_slide_also_says_is_not_asked(tmp_path: Path) -> None:
     }
     path = sectioned_deck(tmp_path / "echo.pptx", sections, notes)
     assert not of_type(generate(load(path, tmp_path)), "note-slide")
+
+
+# -- a sentence and its section ----------------------------------------------------------
+
+
+def sectioned_report(path: Path, sections: dict[str, list[str]]) -> Path:
+    made = docx.Document()
+    for heading, paragraphs in sections.items():
+        made.add_heading(heading, level=1)
+        for text in paragraphs:
+            made.add_paragraph(text)
+    made.save(path)
+    return path
+
+
+def test_the_heading_a_sentence_stands_under_is_asked(tmp_path: Path) -> None:
+    sections = {
+        "Methods": ["Samples were frozen overnight and weighed twice by two separate technicians."],
+        "Findings": ["The eastern orchard produced nearly twice the harvest of the western one."],
+        "Outlook": ["Next spring the cooperative intends to plant hedges along every boundary."],
+    }
+    document = load(sectioned_report(tmp_path / "report.docx", sections), tmp_path)
+    asked = of_type(generate(document), "text-heading")
+    assert {c.answer[0].split("“")[1].split("”")[0] for c in asked} == set(sections)
+    for item in asked:
+        heading = item.answer[0].split("“")[1].split("”")[0]
+        assert sections[heading][0] in item.question
+    assert all(o.status != "rejected" for o in check_document(document, asked))
+
+
+def test_a_sentence_that_names_its_heading_or_recurs_is_not_asked(tmp_path: Path) -> None:
+    repeated = "The eastern orchard produced nearly twice the harvest of the western one."
+    sections = {
+        "Methods": ["Our methods were reviewed twice by the regional board of growers."],
+        "Findings": [repeated],
+        "Outlook": [repeated.replace("nearly", "almost")],
+    }
+    document = load(sectioned_report(tmp_path / "echo.docx", sections), tmp_path)
+    assert not of_type(generate(document), "text-heading")
