@@ -125,7 +125,7 @@ def table_cells(
         return []
     pairs = width == 2
     body = rows[1:] if header else rows
-    if all(_number(cell) is not None for row in body for cell in row if cell):
+    if all(cell_number(cell) is not None for row in body for cell in row if cell):
         return []  # a grid of numbers only: no row is labelled, every cell is guessable
     labels = [row[0] for row in body]
     columns = _header_spans(rows[0]) if header and not pairs else []
@@ -165,7 +165,7 @@ def table_cell_question(
     label = quote(cell.row, 50)
     row = (
         f"the row beginning with “{label}”"
-        if _number(cell.row) is not None
+        if cell_number(cell.row) is not None
         else f"the row “{label}”"
     )
     if cell.column is None:
@@ -209,7 +209,7 @@ def table_cell_question(
 NUMBER_CELL = re.compile(r"^[-+(]?[$€£]?\s*[\d,]*\.?\d+\s*%?\)?$")
 
 
-def _number(text: str) -> float | None:
+def cell_number(text: str) -> float | None:
     """The number a table cell shows ('1,234', '$7.50', '12%', '(3)'), or None."""
     text = text.strip()
     if not NUMBER_CELL.match(text):
@@ -248,14 +248,14 @@ def table_extreme(
     labels = [row[0] for row in body]
     if len(set(labels)) != len(labels) or not all(labelled(label) for label in labels):
         return []
-    if all(_number(label) is not None for label in labels):  # a data column, not labels
+    if all(cell_number(label) is not None for label in labels):  # a data column, not labels
         return []
     columns = [(None, 1)] if width == 2 and not header else []
     if header:
         columns = [(name, first) for name, first, last in _header_spans(rows[0]) if first == last]
     out = []
     for name, column in columns:
-        numbers = [_number(row[column]) for row in body]
+        numbers = [cell_number(row[column]) for row in body]
         if len(body) < 3 or any(n is None for n in numbers):
             continue
         highest = pick(f"{artifact.id}:extreme:{column}", 2) == 0
@@ -305,6 +305,7 @@ ADDITIVE_HEADER = re.compile(
     re.I,
 )
 MAX_LISTED = 4
+SHARES_AT_MOST = 100.5
 MAX_SUMMED = 12
 
 
@@ -331,14 +332,14 @@ def numeric_columns(rows: list[list[str]], header: bool = True) -> list[NumericC
         return []
     if not all(labelled(label) for label in labels):
         return []
-    if all(_number(label) is not None for label in labels):  # a data column, not labels
+    if all(cell_number(label) is not None for label in labels):  # a data column, not labels
         return []
     columns: list[tuple[str | None, int]] = [(None, 1)] if width == 2 and not header else []
     if header:
         columns = [(name, first) for name, first, last in _header_spans(rows[0]) if first == last]
     out = []
     for name, column in columns:
-        numbers = [_number(row[column]) for row in body]
+        numbers = [cell_number(row[column]) for row in body]
         if any(n is None for n in numbers):
             continue
         out.append(
@@ -361,7 +362,25 @@ def _quantities(column: NumericColumn) -> bool:
         return False
     if list(column.numbers) == [float(i) for i in range(1, len(column.numbers) + 1)]:
         return False
+    if _subtotals(column.numbers):
+        return False
+    if all(t.endswith("%") for t in column.texts) and sum(column.numbers) > SHARES_AT_MOST:
+        return False  # shares adding up past the whole: some rows hold the others' subtotal
     return not all(n.is_integer() and 1900 <= n <= 2100 for n in column.numbers)
+
+
+def _subtotals(numbers: tuple[float, ...]) -> bool:
+    """True when a row's value is the sum of two or more rows right below it (a group's
+    subtotal above its members, 1% rounding allowed)."""
+    for first, value in enumerate(numbers):
+        running = 0.0
+        for below in numbers[first + 1 :]:
+            running += below
+            if running > value * 1.01 + 1e-9:
+                break
+            if below != running and abs(running - value) <= abs(value) * 0.01 + 1e-9:
+                return True
+    return False
 
 
 def _decimals(text: str) -> int:
@@ -387,17 +406,28 @@ def _under(column: NumericColumn) -> str:
 
 
 def table_families(
-    document: Document, artifact: Artifact, where: str, rows: list[list[str]], header: bool = True
+    document: Document,
+    artifact: Artifact,
+    where: str,
+    rows: list[list[str]],
+    header: bool = True,
+    rounded: bool = False,
 ) -> list[Candidate]:
     """Comparisons beyond the extreme over a table's numeric columns: the second highest
     row, the difference between two named rows, the rows above a stated value (a list
-    answer), and the column's sum when neither the table nor the text states it."""
+    answer), and the column's sum when neither the table nor the text states it.
+
+    With `rounded` the cells show numbers a format may have rounded (a worksheet's): only
+    what rounding keeps is asked, the order of rows, and the rows above a named row whose
+    shown value no other row shares; no difference or sum of shown values.
+    """
     out: list[Candidate] = []
+    families = (_second, _above_row) if rounded else (_second, _difference, _above, _column_sum)
     for column in numeric_columns(rows, header):
-        if not _quantities(column) or (column.name and _number(column.name) is not None):
+        if not _quantities(column) or (column.name and cell_number(column.name) is not None):
             continue  # a column headed "1" or "2020" is a point of a scale, not a quantity
         key = f"{artifact.id}:{column.name}"
-        for family in (_second, _difference, _above, _column_sum):
+        for family in families:
             if (made := family(document, artifact, where, column, key)) is not None:
                 out.append(made)
         if out:
@@ -517,6 +547,40 @@ def _above(
         value=_probe(column.texts[hits[0]], labels[0])[0],
         anchor=_probe(column.texts[hits[0]], labels[0])[1],
         notes=[f"list answer: all {len(hits)} rows above {threshold}"],
+    )
+
+
+def _above_row(
+    document: Document, artifact: Artifact, where: str, column: NumericColumn, key: str
+) -> Candidate | None:
+    """Every row whose shown value is higher than a named row's (a list answer of one to
+    four rows, at least two rows below), the named row's value shown by no other row."""
+    options = [
+        i
+        for i, v in enumerate(column.numbers)
+        if column.numbers.count(v) == 1
+        and 1 <= sum(n > v for n in column.numbers) <= MAX_LISTED
+        and sum(n < v for n in column.numbers) >= 2
+    ]
+    if not options:
+        return None
+    named = options[pick(f"{key}:above", len(options))]
+    hits = [i for i, n in enumerate(column.numbers) if n > column.numbers[named]]
+    label, under = column.labels[named], _under(column)
+    return candidate(
+        document,
+        artifact,
+        "table-above",
+        f"In {where}, which rows show a higher value than the row “{quote(label, 50)}”{under}?",
+        [
+            f"The row “{column.labels[i]}” shows {column.texts[i]}, more than the "
+            f"{column.texts[named]} of “{label}”."
+            for i in hits
+        ]
+        + [f"No other row shows more than “{label}”."],
+        value=_probe(column.texts[hits[0]], column.labels[hits[0]])[0],
+        anchor=_probe(column.texts[hits[0]], column.labels[hits[0]])[1],
+        notes=[f"list answer: all {len(hits)} rows above “{label}”"],
     )
 
 
@@ -840,12 +904,12 @@ def _plotted(series: dict) -> list[tuple[str, str, float]] | None:
             number = float(value)
         except (TypeError, ValueError):
             return None
-        shown_number = _number(str(text))
+        shown_number = cell_number(str(text))
         if str(text).strip().endswith("%") and shown_number is not None:
             shown_number /= 100  # a fraction shown as a percentage: 0.217 as "21.7%"
         if not category or shown_number is None or abs(shown_number - number) > 1e-9:
             return None
-        out.append((str(category), str(text), _number(str(text)) or 0.0))
+        out.append((str(category), str(text), cell_number(str(text)) or 0.0))
     categories = [c for c, _, _ in out]
     return out if len(set(categories)) == len(categories) else None
 

@@ -15,6 +15,7 @@ from generators.draft import candidate, quote
 from generators.rules.common import (
     Rule,
     cap,
+    cell_number,
     chart_extremes,
     chart_families,
     cloze_spans,
@@ -22,6 +23,7 @@ from generators.rules.common import (
     labelled,
     metadata_rule,
     sample_data,
+    table_families,
 )
 from generators.rules.giveaway import default_sheet_name, link_names_target, reads_its_address
 from generators.rules.restated import grounded_metadata, one_comment_author
@@ -200,13 +202,70 @@ def _lookups(document: Document, artifact: Artifact, where: str) -> list[Candida
 def tlr(document: Document, artifact: Artifact) -> list[Candidate]:
     # "the range", not "the table-like range": a reader sees cells, and a helper column
     # next to a table is no table of its own
-    return _lookups(document, artifact, f"the range {artifact.facts['range']}")
+    where = f"the range {artifact.facts['range']}"
+    return _lookups(document, artifact, where) + _comparisons(document, artifact, where)
+
+
+GRID_ROW = re.compile(r"^\| (.*) \|$")
+HEADER_CELL = re.compile(r"^[A-Z]{1,3}(?:: (.*))?$")
+PLACEHOLDER_MARK = re.compile(r"⟦[^⟧]+⟧")
+BOLD = re.compile(r"\*\*(.*?)\*\*")
+
+
+def _shown_grid(document: Document, artifact: Artifact) -> list[list[str]] | None:
+    """The rows of a range as its rendered grid shows them, header first: the sheet's row
+    numbers dropped, bold marks removed, a formula cell read as the value it displays;
+    rows of a note (no value past the first column) left out. None when the grid is not
+    whole (rows past the rendering limit, a cell that splits into two)."""
+    lines = [GRID_ROW.match(line) for line in artifact.text.splitlines()]
+    if any(line.startswith("(rows after") for line in artifact.text.splitlines()):
+        return None
+    displayed = {
+        a.placeholder: str(a.facts.get("display") or "")
+        for a in document.artifacts
+        if a.kind == "formula" and a.placeholder
+    }
+
+    def shown(cell: str) -> str:
+        cell = PLACEHOLDER_MARK.sub(lambda m: displayed.get(m.group(0), m.group(0)), cell)
+        return BOLD.sub(r"\1", cell).strip()
+
+    rows = [[shown(cell) for cell in line.group(1).split(" | ")] for line in lines if line]
+    if len(rows) < 3 or not rows[0][0].startswith("Row"):
+        return None
+    header = [_header_text(cell) for cell in rows[0][1:]]
+    body = [row[1:] for row in rows[1:]]
+    if any(len(row) != len(header) for row in body) or any("⟦" in c for r in body for c in r):
+        return None
+    if body and not body[0][0] and all(cell_number(cell) is None for cell in body[0]):
+        # a second header row under the first ("Percent" over "of Hires"): one header
+        header = [" ".join(filter(None, pair)) for pair in zip(header, body.pop(0), strict=True)]
+    # a header merged over columns names none of them alone: those columns go unnamed
+    header = ["" if "[merged" in name else name for name in header]
+    return [header] + [row for row in body if any(cell for cell in row[1:])]
+
+
+def _header_text(cell: str) -> str:
+    """A rendered header cell's text ("B: Percent" → "Percent"; a bare "B" has none)."""
+    found = HEADER_CELL.match(cell)
+    return (found.group(1) or "") if found else cell
+
+
+def _comparisons(document: Document, artifact: Artifact, where: str) -> list[Candidate]:
+    """Comparisons over a range's numeric columns, on the values its cells show."""
+    if not artifact.facts.get("header_row"):
+        return []
+    grid = _shown_grid(document, artifact)
+    if grid is None:
+        return []
+    return table_families(document, artifact, f"{where} on {_on(artifact)}", grid, rounded=True)
 
 
 def table(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     name = facts["name"]
     out = _lookups(document, artifact, f"the table '{name}'")
+    out += _comparisons(document, artifact, f"the table '{name}'")
     out.append(
         candidate(
             document,

@@ -9,6 +9,7 @@ from pathlib import Path
 import docx
 import pytest
 from lxml import etree
+from openpyxl import Workbook
 from pptx import Presentation
 from pptx.chart.data import CategoryChartData
 from pptx.enum.chart import XL_CHART_TYPE
@@ -19,7 +20,7 @@ from fidelity.core.document import Candidate, Document
 from filters.groundedness import check_document
 from generators.rules import generate
 
-APP = {".docx": "word", ".pptx": "powerpoint"}
+APP = {".docx": "word", ".pptx": "powerpoint", ".xlsx": "excel"}
 SALES = [("North", "120"), ("South", "185"), ("East", "240"), ("West", "105"), ("Central", "150")]
 
 
@@ -286,3 +287,58 @@ def test_a_sentence_that_names_its_heading_or_recurs_is_not_asked(tmp_path: Path
     }
     document = load(sectioned_report(tmp_path / "echo.docx", sections), tmp_path)
     assert not of_type(generate(document), "text-heading")
+
+
+# -- worksheet ranges: only what a number format's rounding keeps -------------------------
+
+
+def workbook(path: Path, rows: list[tuple[str, float]]) -> Path:
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Peaks"
+    sheet.append(["Mountain", "Height (m)"])
+    for label, value in rows:
+        sheet.append([label, value])
+        sheet.cell(sheet.max_row, 2).number_format = "#,##0"
+    book.save(path)
+    return path
+
+
+PEAKS = [
+    ("Everest", 8848.86),
+    ("K2", 8611.0),
+    ("Lhotse", 8516.0),
+    ("Makalu", 8485.0),
+    ("Cho Oyu", 8188.0),
+]
+
+
+def test_a_range_asks_its_order_and_the_rows_above_a_named_row(tmp_path: Path) -> None:
+    path = workbook(tmp_path / "peaks.xlsx", PEAKS)
+    document = Document(sha256="7" * 64, app="excel", format="xlsx", source=str(path))
+    candidates = generate(extract(path, document, tmp_path / "media"))
+    (second,) = of_type(candidates, "table-second")
+    assert second.answer in (
+        [
+            "The row “K2” has the second highest value in the column “Height (m)”.",
+            "That value is 8,611.",
+        ],
+        [
+            "The row “Makalu” has the second lowest value in the column “Height (m)”.",
+            "That value is 8,485.",
+        ],
+    )
+    (above,) = of_type(candidates, "table-above")
+    named = above.question.split("than the row “")[1].split("”")[0]
+    bound = dict(PEAKS)[named]
+    assert len(above.answer) == sum(v > bound for _, v in PEAKS) + 1
+    # shown values may be rounded (8,849 for 8,848.86): no difference or sum is computed
+    assert not of_type(candidates, "table-difference") and not of_type(candidates, "table-sum")
+
+
+def test_a_range_whose_first_row_subtotals_the_rest_is_not_compared(tmp_path: Path) -> None:
+    rows = [("Asia", 42649.0), *PEAKS]
+    path = workbook(tmp_path / "grouped.xlsx", rows)
+    document = Document(sha256="7" * 64, app="excel", format="xlsx", source=str(path))
+    candidates = generate(extract(path, document, tmp_path / "media"))
+    assert not of_type(candidates, "table-second") and not of_type(candidates, "table-above")
