@@ -227,8 +227,10 @@ def table_comparison(
 ) -> list[Candidate]:
     """The extreme of a numeric column (see `table_extreme`) and the comparisons beyond it
     (see `table_families`)."""
-    return table_extreme(document, artifact, where, rows, header) + table_families(
-        document, artifact, where, rows, header
+    return (
+        table_extreme(document, artifact, where, rows, header)
+        + table_families(document, artifact, where, rows, header)
+        + rows_with(document, artifact, where, rows, header)
     )
 
 
@@ -305,6 +307,7 @@ ADDITIVE_HEADER = re.compile(
     re.I,
 )
 MAX_LISTED = 4
+MAX_CATEGORY = 30
 SHARES_AT_MOST = 100.5
 MAX_SUMMED = 12
 
@@ -319,15 +322,18 @@ class NumericColumn:
     numbers: tuple[float, ...]
 
 
-def numeric_columns(rows: list[list[str]], header: bool = True) -> list[NumericColumn]:
-    """The numeric columns of a grid whose first column labels its rows (each label seen
-    once, a reader sees it), three body rows or more, under headers seen once."""
+def labelled_columns(
+    rows: list[list[str]], header: bool = True
+) -> list[tuple[str | None, tuple[str, ...], tuple[str, ...]]]:
+    """(header, row labels, cells) of each column of a grid whose first column labels its
+    rows (each label seen once, a reader sees it), three body rows or more, under headers
+    seen once."""
     rows = _without_title_row([row for row in rows if row]) if header else rows
     width = max((len(row) for row in rows), default=0)
     if width < 2 or len(rows) < (4 if header else 3):
         return []
     body = [row for row in (rows[1:] if header else rows) if len(row) == width]
-    labels = [row[0] for row in body]
+    labels = tuple(row[0] for row in body)
     if len(body) < 3 or len(set(labels)) != len(labels):
         return []
     if not all(labelled(label) for label in labels):
@@ -337,20 +343,60 @@ def numeric_columns(rows: list[list[str]], header: bool = True) -> list[NumericC
     columns: list[tuple[str | None, int]] = [(None, 1)] if width == 2 and not header else []
     if header:
         columns = [(name, first) for name, first, last in _header_spans(rows[0]) if first == last]
+    return [(name, labels, tuple(row[column].strip() for row in body)) for name, column in columns]
+
+
+def numeric_columns(rows: list[list[str]], header: bool = True) -> list[NumericColumn]:
+    """The columns of `labelled_columns` whose every cell is a number."""
     out = []
-    for name, column in columns:
-        numbers = [cell_number(row[column]) for row in body]
-        if any(n is None for n in numbers):
-            continue
-        out.append(
-            NumericColumn(
-                name,
-                tuple(labels),
-                tuple(row[column].strip() for row in body),
-                tuple(n for n in numbers if n is not None),
+    for name, labels, texts in labelled_columns(rows, header):
+        numbers = [cell_number(text) for text in texts]
+        if all(n is not None for n in numbers):
+            out.append(
+                NumericColumn(name, labels, texts, tuple(n for n in numbers if n is not None))
             )
-        )
     return out
+
+
+def rows_with(
+    document: Document, artifact: Artifact, where: str, rows: list[list[str]], header: bool = True
+) -> list[Candidate]:
+    """A list answer over a column of categories ("Yes"/"No", a status, a region): every row
+    that shows a value stated in the question, the value held by two to four rows and not
+    by all. The column is named by its header; its cells are short words, not numbers."""
+    for name, labels, texts in labelled_columns(rows, header):
+        if (
+            not name
+            or not labelled(name)
+            or any(
+                not text or len(text) > MAX_CATEGORY or cell_number(text) is not None
+                for text in texts
+            )
+        ):
+            continue
+        options = sorted(
+            {text for text in texts if 2 <= texts.count(text) <= MAX_LISTED} - set(labels) - {name}
+        )
+        options = [text for text in options if texts.count(text) < len(texts) - 1]
+        if not options:
+            continue
+        value = options[pick(f"{artifact.id}:{name}:with", len(options))]
+        hits = [label for label, text in zip(labels, texts, strict=True) if text == value]
+        column = quote(name, 50)
+        return [
+            candidate(
+                document,
+                artifact,
+                "table-rows-with",
+                f"In {where}, which rows show “{value}” in the column “{column}”?",
+                [f"The row “{label}” shows “{value}” under “{name}”." for label in hits]
+                + [f"No other row shows “{value}” there."],
+                value=hits[0],
+                anchor=[value],
+                notes=[f"list answer: all {len(hits)} rows with this value"],
+            )
+        ]
+    return []
 
 
 def _quantities(column: NumericColumn) -> bool:

@@ -22,6 +22,7 @@ from generators.rules.common import (
     described,
     labelled,
     metadata_rule,
+    rows_with,
     sample_data,
     table_families,
 )
@@ -258,7 +259,10 @@ def _comparisons(document: Document, artifact: Artifact, where: str) -> list[Can
     grid = _shown_grid(document, artifact)
     if grid is None:
         return []
-    return table_families(document, artifact, f"{where} on {_on(artifact)}", grid, rounded=True)
+    where = f"{where} on {_on(artifact)}"
+    return table_families(document, artifact, where, grid, rounded=True) + rows_with(
+        document, artifact, where, grid
+    )
 
 
 def table(document: Document, artifact: Artifact) -> list[Candidate]:

@@ -342,3 +342,48 @@ def test_a_range_whose_first_row_subtotals_the_rest_is_not_compared(tmp_path: Pa
     document = Document(sha256="7" * 64, app="excel", format="xlsx", source=str(path))
     candidates = generate(extract(path, document, tmp_path / "media"))
     assert not of_type(candidates, "table-second") and not of_type(candidates, "table-above")
+
+
+# -- rows that show a stated category ------------------------------------------------------
+
+
+def status_report(path: Path, rows: list[tuple[str, str, str]]) -> Path:
+    made = docx.Document()
+    made.add_paragraph("Task status at the end of the quarter.")
+    table = made.add_table(rows=len(rows) + 1, cols=3)
+    for i, row in enumerate([("Task", "Owner", "Status"), *rows]):
+        for j, text in enumerate(row):
+            table.cell(i, j).text = text
+    made.save(path)
+    return path
+
+
+def test_every_row_showing_a_stated_category_is_listed(tmp_path: Path) -> None:
+    rows = [
+        ("Survey design", "Ana", "Done"),
+        ("Field visits", "Ben", "Late"),
+        ("Data entry", "Chen", "Done"),
+        ("Report draft", "Dara", "Open"),
+        ("Peer review", "Eli", "Open"),
+    ]
+    document = load(status_report(tmp_path / "status.docx", rows), tmp_path)
+    (listed,) = of_type(generate(document), "table-rows-with")
+    value = listed.question.split("show “")[1].split("”")[0]
+    column = listed.question.split("column “")[1].split("”")[0]
+    index = ("Task", "Owner", "Status").index(column)
+    expected = [row[0] for row in rows if row[index] == value]
+    assert 2 <= len(expected) <= 4
+    assert listed.answer[:-1] == [
+        f"The row “{task}” shows “{value}” under “{column}”." for task in expected
+    ]
+
+
+def test_a_column_of_distinct_or_uniform_values_is_not_filtered(tmp_path: Path) -> None:
+    rows = [
+        ("Survey design", "Ana", "Done"),
+        ("Field visits", "Ben", "Done"),
+        ("Data entry", "Chen", "Done"),
+        ("Report draft", "Dara", "Done"),
+    ]
+    document = load(status_report(tmp_path / "uniform.docx", rows), tmp_path)
+    assert not of_type(generate(document), "table-rows-with")
