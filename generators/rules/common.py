@@ -495,6 +495,19 @@ def _probe(value: str, label: str) -> tuple[str, list[str]]:
     return label, [value]
 
 
+def said_elsewhere(document: Document, artifact: Artifact, label: str, value: str) -> bool:
+    """True when another element writes the value on a line with the label (a table that
+    repeats a chart's figures, a sentence quoting a cell): a computed answer from the pair
+    is no longer the target's alone."""
+    label, value = f" {normalize(label)} ", f" {normalize(value)} "
+    return any(
+        label in f" {normalize(line)} " and value in f" {normalize(line)} "
+        for other in document.artifacts
+        if other.id != artifact.id
+        for line in other.text.splitlines()
+    )
+
+
 def _ranked(numbers: tuple[float, ...], highest: bool) -> list[int]:
     return sorted(range(len(numbers)), key=lambda i: -numbers[i] if highest else numbers[i])
 
@@ -540,6 +553,8 @@ def _difference(
         return None
     i, j = options[pick(f"{key}:difference", len(options))]
     texts = (column.texts[i], column.texts[j])
+    if all(said_elsewhere(document, artifact, column.labels[k], column.texts[k]) for k in (i, j)):
+        return None
     gap = shown_like(column.numbers[i] - column.numbers[j], texts)
     if gap.endswith("%"):
         gap = f"{gap[:-1]} percentage points"
@@ -556,8 +571,8 @@ def _difference(
             f"shows {texts[1]}{under}.",
             f"The difference is {gap}.",
         ],
-        value=_probe(texts[0], column.labels[i])[0],
-        anchor=_probe(texts[0], column.labels[i])[1],
+        value=gap,  # both rows are named in the question: a text stating the gap leaks it
+        anchor=[column.labels[i]],
         notes=["computed: the difference of two cells"],
     )
 
@@ -1005,6 +1020,8 @@ def chart_families(document: Document, artifact: Artifact, name: str) -> list[Ca
             if a[i][2] > b[i][2]
             else ((b_name, b[i]), (a_name, a[i]))
         )
+        if all(said_elsewhere(document, artifact, high[0], point[1]) for point in (high, low)):
+            return out  # a table states both figures: the gap is not the chart's alone
         gap = shown_like(high[2] - low[2], (high[1], low[1]))
         if gap.endswith("%"):
             gap = f"{gap[:-1]} percentage points"
@@ -1020,8 +1037,8 @@ def chart_families(document: Document, artifact: Artifact, name: str) -> list[Ca
                     f"{low[1]}.",
                     f"The difference is {gap}.",
                 ],
-                value=_probe(high[1], high[0])[0],
-                anchor=_probe(high[1], high[0])[1],
+                value=gap,
+                anchor=[high[0]],
                 notes=["computed: the difference of two plotted values"],
             )
         )

@@ -152,6 +152,24 @@ def test_a_chart_asks_its_second_highest_category_and_a_series_gap(tmp_path: Pat
     assert gap.answer[-1] == f"The difference is {abs(apples - pears):g}."
 
 
+def test_a_gap_a_table_also_gives_is_not_asked_of_the_chart(tmp_path: Path) -> None:
+    series = {"Apples": (12.0, 30.0, 18.0, 25.0), "Pears": (10.0, 14.0, 21.0, 9.0)}
+    categories = ["Hill", "River", "Lane", "Mill"]
+    path = chart_deck(tmp_path / "both.pptx", series, categories)
+    deck = Presentation(str(path))
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "The same harvest in figures"
+    shape = slide.shapes.add_table(5, 3, Inches(1), Inches(1.5), Inches(6), Inches(3))
+    for i, row in enumerate(
+        [("Orchard", "Apples", "Pears")]
+        + [(c, f"{a:g}", f"{p:g}") for c, a, p in zip(categories, *series.values(), strict=True)]
+    ):
+        for j, text in enumerate(row):
+            shape.table.cell(i, j).text = text
+    deck.save(path)
+    assert not of_type(generate(load(path, tmp_path)), "chart-difference")
+
+
 def test_a_chart_of_localized_sample_data_is_not_asked(tmp_path: Path) -> None:
     series = {"Ряд 1": (4.3, 2.5, 3.5, 4.5), "Ряд 2": (2.4, 4.4, 1.8, 2.8)}
     categories = ["Категория 1", "Категория 2", "Категория 3", "Категория 4"]
