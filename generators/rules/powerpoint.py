@@ -12,13 +12,15 @@ import re
 
 from fidelity.core.document import Artifact, Candidate, Document
 from fidelity.core.office_names import LAYOUT_NAMES, PRESET_NAMES
-from fidelity.core.text import STOPWORDS, normalize
+from fidelity.core.text import normalize
 from generators.draft import candidate, quote
 from generators.rules.common import (
+    CLOZE_SENTENCE,
     Rule,
     chart_questions,
     cloze_spans,
     described,
+    is_sentence,
     labelled,
     metadata_rule,
     pick,
@@ -952,48 +954,41 @@ def _section_slides(
 
 
 NOTE_PHRASE = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
-PHRASE_WORDS = (2, 3)
 
 
-def _note_phrase(document: Document, artifact: Artifact) -> str | None:
-    """A phrase of two or three words from the first line of a slide's notes that nothing
-    else in the deck says (no slide, no other note, no property): content words of four
-    letters or more, one of them eight or more, none in the slide's title (which would
-    point to the slide without the notes); the longest such phrases are drawn from.
-    None when the notes have no such phrase."""
+def _note_sentence(document: Document, artifact: Artifact) -> str | None:
+    """A sentence of the first line of a slide's notes (six to 25 words, 160 characters at
+    most) that nothing else in the deck says and that shares no word of four letters or
+    more with the slide's title (which would point to the slide without the notes); the
+    first such sentence, or None."""
     lines = artifact.facts.get("lines", [])
     if not lines:
         return None
-    words = NOTE_PHRASE.findall(lines[0])
-    elsewhere = normalize(
-        " ".join(a.text for a in document.artifacts if a.id != artifact.id) + " " + document.body
-    )
-    own = normalize(" ".join(lines))
-    title = set(normalize(artifact.facts.get("title") or "").split())
-    options = []
-    for size in PHRASE_WORDS:
-        for start in range(len(words) - size + 1):
-            span = words[start : start + size]
-            if any(w.casefold() in STOPWORDS or len(w) < 4 for w in span):
-                continue
-            if max(len(w) for w in span) < 8 or set(normalize(" ".join(span)).split()) & title:
-                continue
-            phrase = " ".join(span)
-            plain = normalize(phrase)
-            if phrase not in lines[0] or f" {plain} " in f" {elsewhere} ":
-                continue
-            if f" {own} ".count(f" {plain} ") != 1:
-                continue
-            options.append(phrase)
-    options = sorted(options, key=len, reverse=True)[:3]
-    return options[pick(f"{artifact.id}:phrase", len(options))] if options else None
+    others = " ".join(a.text for a in document.artifacts if a.id != artifact.id)
+    elsewhere = f" {normalize(others + ' ' + document.body)} "
+    title = {w for w in normalize(artifact.facts.get("title") or "").split() if len(w) >= 4}
+    for sentence in CLOZE_SENTENCE.split(" ".join(lines[0].split())):
+        plain = normalize(sentence)
+        if (
+            len(sentence) <= NOTE_SENTENCE_CHARS
+            and len(plain.split()) <= NOTE_SENTENCE_WORDS
+            and is_sentence(sentence)
+            and f" {plain} " not in elsewhere
+            and not set(plain.split()) & title
+        ):
+            return sentence
+    return None
+
+
+NOTE_SENTENCE_CHARS = 160
+NOTE_SENTENCE_WORDS = 25
 
 
 def _note_slide(document: Document, artifact: Artifact) -> list[Candidate]:
-    """The join of a phrase and a slide: which slide's speaker notes say the phrase."""
+    """The join of a sentence and a slide: which slide's speaker notes say the sentence."""
     notes = [a for a in document.artifacts if a.kind == "note"]
-    phrase = _note_phrase(document, artifact) if len(notes) >= 2 else None
-    if phrase is None:
+    sentence = _note_sentence(document, artifact) if len(notes) >= 2 else None
+    if sentence is None:
         return []
     slide = _slide(artifact)
     title = artifact.facts.get("title") or ""
@@ -1002,15 +997,15 @@ def _note_slide(document: Document, artifact: Artifact) -> list[Candidate]:
             document,
             artifact,
             "note-slide",
-            f"The speaker notes of which slide mention “{phrase}”?",
+            f"On which slide do the speaker notes say: “{sentence}”?",
             [
                 f"The speaker notes of slide {slide}"
                 + (f" (“{quote(title, 60)}”)" if title else "")
-                + f" mention “{phrase}”."
+                + " say it."
             ],
             value=f"slide {slide}",
-            anchor=[phrase],
-            notes=["join: a phrase of the notes and the slide they belong to"],
+            anchor=[sentence],
+            notes=["join: a sentence of the notes and the slide they belong to"],
         )
     ]
 
