@@ -118,6 +118,16 @@ def _text(document: Document, artifact: Artifact) -> list[Candidate]:
 
 
 LEAST_HEADINGS = 3
+# A heading that reads as its style's name ("Heading 2", "Überschrift 1"): a template's filler.
+STYLE_NAMED = re.compile(r"^(heading|überschrift|titre|título|titolo|kop)\s*\d", re.I)
+MARKDOWN_HEADING = re.compile(r"^#+ (.+)$", re.M)
+
+
+def _heading_lines(texts: list[Artifact]) -> list[str]:
+    """Every heading the text chunks write, in order, each time it stands."""
+    return [" ".join(found.split()) for a in texts for found in MARKDOWN_HEADING.findall(a.text)]
+
+
 NEAR_COPY = 0.7
 
 
@@ -152,6 +162,8 @@ def _heading_of(
         return []
     if next(a for a in texts if a.facts.get("heading") == heading).id != artifact.id:
         return []
+    if STYLE_NAMED.match(heading) or _heading_lines(texts).count(heading) != 1:
+        return []  # "Heading 2" names its style, not a section; a heading used twice is two
     named = set(normalize(heading).split())
     options = [
         sentence

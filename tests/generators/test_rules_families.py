@@ -406,3 +406,21 @@ def test_a_column_of_distinct_or_uniform_values_is_not_filtered(tmp_path: Path) 
     ]
     document = load(status_report(tmp_path / "uniform.docx", rows), tmp_path)
     assert not of_type(generate(document), "table-rows-with")
+
+
+def test_a_heading_named_after_its_style_or_used_twice_is_not_an_answer(tmp_path: Path) -> None:
+    made = docx.Document()
+    for heading, text in [
+        (
+            "Heading 2",
+            "Samples were frozen overnight and weighed twice by two separate technicians.",
+        ),
+        ("Findings", "The eastern orchard produced nearly twice the harvest of the western one."),
+        ("Outlook", "Next spring the cooperative intends to plant hedges along every boundary."),
+        ("Findings", "Volunteers counted more swallows than in any summer since records began."),
+    ]:
+        made.add_heading(heading, level=1)
+        made.add_paragraph(text)
+    made.save(tmp_path / "styled.docx")
+    asked = of_type(generate(load(tmp_path / "styled.docx", tmp_path)), "text-heading")
+    assert [c.answer for c in asked] == [["That sentence is in the section headed “Outlook”."]]
