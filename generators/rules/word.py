@@ -103,18 +103,91 @@ def _text(document: Document, artifact: Artifact) -> list[Candidate]:
         ]
         return (max(words, key=len), "word") if words else None
 
-    return [
-        candidate(
-            document,
-            artifact,
-            f"text-cloze-{noun}",
-            f"{where}, which {noun} fills the blank in: “{blanked}”?",
-            [f"The missing {noun} is {span}."],
-            value=span,
-            anchor=[blanked.replace("____", " ")],
+    return (
+        [
+            candidate(
+                document,
+                artifact,
+                f"text-cloze-{noun}",
+                f"{where}, which {noun} fills the blank in: “{blanked}”?",
+                [f"The missing {noun} is {span}."],
+                value=span,
+                anchor=[blanked.replace("____", " ")],
+            )
+            for blanked, span, noun in cloze(sentences, choose, limit=2, shortest=40)
+        ]
+        + _heading_of(document, artifact, heading, paragraphs, everywhere)
+        + _list_items(document, artifact, heading)
+    )
+
+
+LIST_ITEM = re.compile(r"^(\s*)([-*+•]|\d+[.)]|[a-z][.)])\s+(.+)$")
+FILLER_ITEM = re.compile(
+    r"^(numbered |number |italic |bold |underline )?(bullet|item|point|entry|step|list item)"
+    r"\s*\d*$|^(foo|bar|baz)$",
+    re.I,
+)
+LIST_ITEMS = (2, 6)
+ITEM_CHARS = 100
+LEAD_IN_CHARS = 120
+
+
+def _plain(markdown: str) -> str:
+    """One line of a chunk as a reader sees it (see `_plain_paragraphs`)."""
+    paragraphs = _plain_paragraphs(markdown)
+    return paragraphs[0] if paragraphs else ""
+
+
+def _list_items(document: Document, artifact: Artifact, heading: str) -> list[Candidate]:
+    """A list answer: every item of a short list (two to six items of one level, each short)
+    that a lead-in line ending in a colon introduces, the lead-in said once in the document.
+    A list with items nested inside, filler items ("Bullet 1") or items said elsewhere in
+    the document is not asked."""
+    if CONTENTS_HEADING.match(heading):
+        return []
+    lines = [line for line in artifact.text.splitlines() if line.strip()]
+    everywhere = _all_text(document)
+    out = []
+    start = 0
+    while start < len(lines):
+        if not LIST_ITEM.match(lines[start]):
+            start += 1
+            continue
+        end = start
+        while end < len(lines) and LIST_ITEM.match(lines[end]):
+            end += 1
+        block = [LIST_ITEM.match(line) for line in lines[start:end]]
+        lead = _plain(lines[start - 1]) if start > 0 else ""
+        start = end
+        if len({m.group(1) for m in block if m}) != 1 or not lead.endswith(":"):
+            continue  # nested items (the list's extent is unclear) or no lead-in to name it
+        items = [_plain(m.group(3)) for m in block if m]
+        if not LIST_ITEMS[0] <= len(items) <= LIST_ITEMS[1] or len(lead) > LEAD_IN_CHARS:
+            continue
+        if any(
+            not item
+            or len(item) > ITEM_CHARS
+            or FILLER_ITEM.match(item)
+            or PLACEHOLDER.search(item)
+            for item in items
+        ):
+            continue
+        if everywhere.count(lead) != 1 or any(everywhere.count(item) != 1 for item in items):
+            continue
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "text-list",
+                f"Which items does the list introduced by “{lead}” give?",
+                [f"Item {number}: {item}" for number, item in enumerate(items, 1)]
+                + [f"The list has these {len(items)} items and no others."],
+                value=items[0],
+                anchor=[],
+                notes=[f"list answer: all {len(items)} items of the list"],
+            )
         )
-        for blanked, span, noun in cloze(sentences, choose, limit=2, shortest=40)
-    ] + _heading_of(document, artifact, heading, paragraphs, everywhere)
+    return out[: cap(1)]
 
 
 LEAST_HEADINGS = 3

@@ -424,3 +424,40 @@ def test_a_heading_named_after_its_style_or_used_twice_is_not_an_answer(tmp_path
     made.save(tmp_path / "styled.docx")
     asked = of_type(generate(load(tmp_path / "styled.docx", tmp_path)), "text-heading")
     assert [c.answer for c in asked] == [["That sentence is in the section headed “Outlook”."]]
+
+
+# -- every item of a short list ------------------------------------------------------------
+
+
+def listed(path: Path, lead: str, items: list[str], style: str = "List Bullet") -> Path:
+    made = docx.Document()
+    made.add_paragraph("Members agreed on the following points at the spring meeting.")
+    made.add_paragraph(lead)
+    for item in items:
+        made.add_paragraph(item, style=style)
+    made.add_paragraph("The next meeting takes place in the autumn.")
+    made.save(path)
+    return path
+
+
+def test_every_item_of_a_short_list_is_the_answer(tmp_path: Path) -> None:
+    items = ["Repair the north fence.", "Order new seedlings.", "Hire two pickers for August."]
+    path = listed(tmp_path / "list.docx", "The committee will:", items)
+    (question,) = of_type(generate(load(path, tmp_path)), "text-list")
+    assert (
+        question.question == "Which items does the list introduced by “The committee will:” give?"
+    )
+    assert question.answer == [
+        "Item 1: Repair the north fence.",
+        "Item 2: Order new seedlings.",
+        "Item 3: Hire two pickers for August.",
+        "The list has these 3 items and no others.",
+    ]
+
+
+def test_a_list_of_filler_items_or_too_many_items_is_not_asked(tmp_path: Path) -> None:
+    filler = listed(tmp_path / "filler.docx", "Here is a list:", ["Bullet 1", "Bullet 2"])
+    assert not of_type(generate(load(filler, tmp_path)), "text-list")
+    long = [f"Plant row {name} with pears." for name in "ABCDEFG"]
+    many = listed(tmp_path / "many.docx", "The rows to plant:", long)
+    assert not of_type(generate(load(many, tmp_path)), "text-list")
