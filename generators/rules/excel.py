@@ -11,6 +11,7 @@ import re
 
 from fidelity.core.document import Artifact, Candidate, Document
 from fidelity.core.office_names import PRESET_NAMES
+from fidelity.core.text import normalize
 from generators.draft import candidate, quote
 from generators.rules.common import (
     Rule,
@@ -787,6 +788,34 @@ def comment(document: Document, artifact: Artifact) -> list[Candidate]:
     return out + _commented_cell(document, artifact)
 
 
+def _commented_value(document: Document, artifact: Artifact, text: str) -> list[Candidate]:
+    """The join of a comment and its cell: what the cell carrying a comment (named by its
+    text, said by no other comment) shows. Not asked of an empty cell, of one showing its
+    own address or the comment's words, or of a comment mirrored on another sheet."""
+    facts = artifact.facts
+    value = " ".join(str(facts.get("cell_value") or "").split())
+    if not value or len(value) > MAX_SHOWN or reads_its_address(value, facts["ref"]):
+        return []
+    if normalize(value) in normalize(text):
+        return []
+    return [
+        candidate(
+            document,
+            artifact,
+            "comment-cell-value",
+            f"On {_on(artifact)}, what does the cell carrying the comment “{quote(text, 80)}” "
+            "show?",
+            [f"The comment is on cell {facts['ref']}, which shows “{value}”."],
+            value=value,
+            anchor=[text[:60]],
+            notes=["join: a comment and the value of the cell it annotates"],
+        )
+    ]
+
+
+MAX_SHOWN = 80
+
+
 def _commented_cell(document: Document, artifact: Artifact) -> list[Candidate]:
     """The reverse look-up: which cell carries a comment, named by its text (three words or
     more that no other comment of the workbook says)."""
@@ -799,17 +828,20 @@ def _commented_cell(document: Document, artifact: Artifact) -> list[Candidate]:
     ]
     if len(text.split()) < 3 or said.count(text) != 1 or len(text) > 160:
         return []
-    return [
-        candidate(
-            document,
-            artifact,
-            "comment-cell",
-            f"Which cell on {_on(artifact)} carries the comment “{quote(text, 80)}”?",
-            [f"The comment is attached to cell {facts['ref']}."],
-            value=artifact.locator,  # "Costs!B4", as the view writes it: long enough to test
-            anchor=["Comment", text[:60]],
-        )
-    ]
+    return (
+        _commented_value(document, artifact, text)
+        + [
+            candidate(
+                document,
+                artifact,
+                "comment-cell",
+                f"Which cell on {_on(artifact)} carries the comment “{quote(text, 80)}”?",
+                [f"The comment is attached to cell {facts['ref']}."],
+                value=artifact.locator,  # "Costs!B4", as the view writes it: long enough to test
+                anchor=["Comment", text[:60]],
+            )
+        ]
+    )
 
 
 def hyperlink(document: Document, artifact: Artifact) -> list[Candidate]:

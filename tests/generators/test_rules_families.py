@@ -10,6 +10,7 @@ import docx
 import pytest
 from lxml import etree
 from openpyxl import Workbook
+from openpyxl.comments import Comment
 from pptx import Presentation
 from pptx.chart.data import CategoryChartData
 from pptx.enum.chart import XL_CHART_TYPE
@@ -461,3 +462,43 @@ def test_a_list_of_filler_items_or_too_many_items_is_not_asked(tmp_path: Path) -
     long = [f"Plant row {name} with pears." for name in "ABCDEFG"]
     many = listed(tmp_path / "many.docx", "The rows to plant:", long)
     assert not of_type(generate(load(many, tmp_path)), "text-list")
+
+
+# -- a comment and the cell it annotates ----------------------------------------------------
+
+
+def commented_book(path: Path, comments: dict[str, tuple[str, str]]) -> Path:
+    """A workbook whose cells (address → value, comment) carry comments."""
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Budget"
+    for ref, (value, text) in comments.items():
+        sheet[ref] = value
+        sheet[ref].comment = Comment(text, "Ana")
+    book.save(path)
+    return path
+
+
+def test_the_cell_a_comment_annotates_is_asked_by_the_comments_words(tmp_path: Path) -> None:
+    path = commented_book(
+        tmp_path / "budget.xlsx",
+        {
+            "A2": ("Travel allowance", "Check the rate with finance before sending"),
+            "A3": ("A3", "This cell reads its own address here"),
+        },
+    )
+    document = Document(sha256="7" * 64, app="excel", format="xlsx", source=str(path))
+    asked = of_type(generate(extract(path, document, tmp_path / "media")), "comment-cell-value")
+    assert [c.answer for c in asked] == [
+        ["The comment is on cell A2, which shows “Travel allowance”."]
+    ]
+    assert "“Check the rate with finance before sending”" in asked[0].question
+
+
+def test_a_comment_on_an_empty_cell_or_one_echoing_it_gives_no_value(tmp_path: Path) -> None:
+    path = commented_book(
+        tmp_path / "echo.xlsx",
+        {"A2": ("finance", "Check the rate with finance before sending")},
+    )
+    document = Document(sha256="7" * 64, app="excel", format="xlsx", source=str(path))
+    assert not of_type(generate(extract(path, document, tmp_path / "media")), "comment-cell-value")
