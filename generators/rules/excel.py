@@ -11,7 +11,7 @@ import re
 
 from fidelity.core.document import Artifact, Candidate, Document
 from fidelity.core.office_names import PRESET_NAMES
-from fidelity.core.text import normalize
+from fidelity.core.text import content_tokens, normalize
 from generators.draft import candidate, quote
 from generators.rules.common import (
     Rule,
@@ -796,8 +796,13 @@ def _commented_value(document: Document, artifact: Artifact, text: str) -> list[
     value = " ".join(str(facts.get("cell_value") or "").split())
     if not value or len(value) > MAX_SHOWN or reads_its_address(value, facts["ref"]):
         return []
-    if normalize(value) in normalize(text):
-        return []
+    words = set(content_tokens(value))
+    if normalize(value) in normalize(text) or len(words & set(content_tokens(text))) * 2 >= len(
+        words
+    ):
+        return []  # the comment restates the cell (a label's explanation): guessed, not read
+    if len(AUTHOR_PREFIX.sub("", text).split()) < 3:
+        return []  # "faustm: test phrase": the author's name and a word or two
     return [
         candidate(
             document,
@@ -814,6 +819,8 @@ def _commented_value(document: Document, artifact: Artifact, text: str) -> list[
 
 
 MAX_SHOWN = 80
+# The "Author:" line a legacy comment begins with.
+AUTHOR_PREFIX = re.compile(r"^[^\s:]{1,40}:\s+")
 
 
 def _commented_cell(document: Document, artifact: Artifact) -> list[Candidate]:

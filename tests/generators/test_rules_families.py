@@ -498,7 +498,12 @@ def test_the_cell_a_comment_annotates_is_asked_by_the_comments_words(tmp_path: P
 def test_a_comment_on_an_empty_cell_or_one_echoing_it_gives_no_value(tmp_path: Path) -> None:
     path = commented_book(
         tmp_path / "echo.xlsx",
-        {"A2": ("finance", "Check the rate with finance before sending")},
+        {
+            "A2": ("finance", "Check the rate with finance before sending"),
+            # the comment explains the label in the label's own words: guessed, not read
+            "A4": ("Mileage rate per kilometre", "The mileage rate paid per kilometre driven"),
+            "A6": ("Approved", "ana: test note"),  # an author's name and two words
+        },
     )
     document = Document(sha256="7" * 64, app="excel", format="xlsx", source=str(path))
     assert not of_type(generate(extract(path, document, tmp_path / "media")), "comment-cell-value")
