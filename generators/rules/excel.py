@@ -811,8 +811,10 @@ def _commented_value(document: Document, artifact: Artifact, text: str) -> list[
             f"On {_on(artifact)}, what does the cell carrying the comment “{quote(text, 80)}” "
             "show?",
             [f"The comment is on cell {facts['ref']}, which shows “{value}”."],
-            value=value,
-            anchor=[text[:60]],
+            # the join is what only the comment gives: the cell it stands on (the grid then
+            # shows the value), probed as the view writes it, next to the comment's words
+            value=artifact.locator,
+            anchor=["Comment", text[:60]],
             notes=["join: a comment and the value of the cell it annotates"],
         )
     ]
