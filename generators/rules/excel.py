@@ -803,6 +803,8 @@ def _commented_value(document: Document, artifact: Artifact, text: str) -> list[
         return []  # the comment restates the cell (a label's explanation): guessed, not read
     if len(AUTHOR_PREFIX.sub("", text).split()) < 3:
         return []  # "faustm: test phrase": the author's name and a word or two
+    if _said_twice(document, artifact, value):
+        return []  # a term the workbook states elsewhere too (a glossary sheet): read there
     return [
         candidate(
             document,
@@ -821,6 +823,16 @@ def _commented_value(document: Document, artifact: Artifact, text: str) -> list[
 
 
 MAX_SHOWN = 80
+
+
+def _said_twice(document: Document, artifact: Artifact, value: str) -> bool:
+    """True when the workbook writes the value (its words, as a phrase) more than once,
+    leaving out the comment itself."""
+    plain = f" {normalize(value)} "
+    texts = [document.body, *(a.text for a in document.artifacts if a.id != artifact.id)]
+    return sum(f" {normalize(text)} ".count(plain) for text in texts) > 1
+
+
 # The "Author:" line a legacy comment begins with.
 AUTHOR_PREFIX = re.compile(r"^[^\s:]{1,40}:\s+")
 
