@@ -9,7 +9,7 @@ from pathlib import Path
 import docx
 import pytest
 from lxml import etree
-from openpyxl import Workbook
+from openpyxl import Workbook, load_workbook
 from openpyxl.comments import Comment
 from pptx import Presentation
 from pptx.chart.data import CategoryChartData
@@ -505,5 +505,18 @@ def test_a_comment_on_an_empty_cell_or_one_echoing_it_gives_no_value(tmp_path: P
             "A6": ("Approved", "ana: test note"),  # an author's name and two words
         },
     )
+    document = Document(sha256="7" * 64, app="excel", format="xlsx", source=str(path))
+    assert not of_type(generate(extract(path, document, tmp_path / "media")), "comment-cell-value")
+
+
+def test_a_commented_term_the_workbook_defines_elsewhere_is_not_asked(tmp_path: Path) -> None:
+    path = commented_book(
+        tmp_path / "terms.xlsx",
+        {"B6": ("Plaintiff", "Person who files the current action with the court")},
+    )
+    book = load_workbook(path)
+    glossary = book.create_sheet("Explanation of Terms")
+    glossary.append(["Plaintiff", "The party who brings a case against another in court."])
+    book.save(path)
     document = Document(sha256="7" * 64, app="excel", format="xlsx", source=str(path))
     assert not of_type(generate(extract(path, document, tmp_path / "media")), "comment-cell-value")
