@@ -125,7 +125,7 @@ def table_cells(
         return []
     pairs = width == 2
     body = rows[1:] if header else rows
-    if all(_number(cell) is not None for row in body for cell in row if cell):
+    if all(cell_number(cell) is not None for row in body for cell in row if cell):
         return []  # a grid of numbers only: no row is labelled, every cell is guessable
     labels = [row[0] for row in body]
     columns = _header_spans(rows[0]) if header and not pairs else []
@@ -165,7 +165,7 @@ def table_cell_question(
     label = quote(cell.row, 50)
     row = (
         f"the row beginning with “{label}”"
-        if _number(cell.row) is not None
+        if cell_number(cell.row) is not None
         else f"the row “{label}”"
     )
     if cell.column is None:
@@ -209,7 +209,7 @@ def table_cell_question(
 NUMBER_CELL = re.compile(r"^[-+(]?[$€£]?\s*[\d,]*\.?\d+\s*%?\)?$")
 
 
-def _number(text: str) -> float | None:
+def cell_number(text: str) -> float | None:
     """The number a table cell shows ('1,234', '$7.50', '12%', '(3)'), or None."""
     text = text.strip()
     if not NUMBER_CELL.match(text):
@@ -225,6 +225,18 @@ def _number(text: str) -> float | None:
 def table_comparison(
     document: Document, artifact: Artifact, where: str, rows: list[list[str]], header: bool = True
 ) -> list[Candidate]:
+    """The extreme of a numeric column (see `table_extreme`) and the comparisons beyond it
+    (see `table_families`)."""
+    return (
+        table_extreme(document, artifact, where, rows, header)
+        + table_families(document, artifact, where, rows, header)
+        + rows_with(document, artifact, where, rows, header)
+    )
+
+
+def table_extreme(
+    document: Document, artifact: Artifact, where: str, rows: list[list[str]], header: bool = True
+) -> list[Candidate]:
     """Which row holds the highest (or lowest) value of a numeric column, and that value.
 
     The column is one whose every body cell is a number (three rows or more) under a
@@ -238,14 +250,14 @@ def table_comparison(
     labels = [row[0] for row in body]
     if len(set(labels)) != len(labels) or not all(labelled(label) for label in labels):
         return []
-    if all(_number(label) is not None for label in labels):  # a data column, not labels
+    if all(cell_number(label) is not None for label in labels):  # a data column, not labels
         return []
     columns = [(None, 1)] if width == 2 and not header else []
     if header:
         columns = [(name, first) for name, first, last in _header_spans(rows[0]) if first == last]
     out = []
     for name, column in columns:
-        numbers = [_number(row[column]) for row in body]
+        numbers = [cell_number(row[column]) for row in body]
         if len(body) < 3 or any(n is None for n in numbers):
             continue
         highest = pick(f"{artifact.id}:extreme:{column}", 2) == 0
@@ -270,6 +282,393 @@ def table_comparison(
         if len(out) >= cap(1):
             break
     return out
+
+
+# A row that sums or averages the others: comparisons over the rows would count it as one.
+TOTAL_LABEL = re.compile(
+    r"\b(total|totals|sum|subtotal|overall|average|mean|gesamt|summe|insgesamt|somme|suma"
+    r"|totale|итого|всего)\b",
+    re.I,
+)
+# Column headers over numbers that are codes, not quantities: summing or subtracting them
+# means nothing.
+CODE_HEADER = re.compile(
+    r"\b(year|years|date|no|nr|number|id|code|phone|zip|postcode|rank|ranking|#|page|ref)\b\.?",
+    re.I,
+)
+# Headers over amounts a reader adds up (counts, money, time, people); other measures
+# (distances, rates, test statistics) have no meaningful sum.
+ADDITIVE_HEADER = re.compile(
+    r"\b(count|counts|amount|amounts|cost|costs|price|sales|revenue|revenues|budget|units|"
+    r"quantity|qty|hours|days|students|people|persons|members|votes|spend|spending|expenses|"
+    r"expense|income|sold|orders|visits|visitors|employees|staff|cases|participants|"
+    r"responses|respondents|items|pieces|stock|fee|fees|funding|grant|grants|pay|payment|"
+    r"payments|salary|deaths|births|patients|users|sessions|downloads|tickets|seats)\b",
+    re.I,
+)
+MAX_LISTED = 4
+MAX_CATEGORY = 30
+SHARES_AT_MOST = 100.5
+MAX_SUMMED = 12
+
+
+@dataclass(frozen=True)
+class NumericColumn:
+    """A table column whose every body cell is a number, with the rows' labels."""
+
+    name: str | None
+    labels: tuple[str, ...]
+    texts: tuple[str, ...]
+    numbers: tuple[float, ...]
+
+
+def labelled_columns(
+    rows: list[list[str]], header: bool = True
+) -> list[tuple[str | None, tuple[str, ...], tuple[str, ...]]]:
+    """(header, row labels, cells) of each column of a grid whose first column labels its
+    rows (each label seen once, a reader sees it), three body rows or more, under headers
+    seen once."""
+    rows = _without_title_row([row for row in rows if row]) if header else rows
+    width = max((len(row) for row in rows), default=0)
+    if width < 2 or len(rows) < (4 if header else 3):
+        return []
+    body = [row for row in (rows[1:] if header else rows) if len(row) == width]
+    labels = tuple(row[0] for row in body)
+    if len(body) < 3 or len(set(labels)) != len(labels):
+        return []
+    if not all(labelled(label) for label in labels):
+        return []
+    if all(cell_number(label) is not None for label in labels):  # a data column, not labels
+        return []
+    columns: list[tuple[str | None, int]] = [(None, 1)] if width == 2 and not header else []
+    if header:
+        columns = [(name, first) for name, first, last in _header_spans(rows[0]) if first == last]
+    return [(name, labels, tuple(row[column].strip() for row in body)) for name, column in columns]
+
+
+def numeric_columns(rows: list[list[str]], header: bool = True) -> list[NumericColumn]:
+    """The columns of `labelled_columns` whose every cell is a number."""
+    out = []
+    for name, labels, texts in labelled_columns(rows, header):
+        numbers = [cell_number(text) for text in texts]
+        if all(n is not None for n in numbers):
+            out.append(
+                NumericColumn(name, labels, texts, tuple(n for n in numbers if n is not None))
+            )
+    return out
+
+
+def rows_with(
+    document: Document, artifact: Artifact, where: str, rows: list[list[str]], header: bool = True
+) -> list[Candidate]:
+    """A list answer over a column of categories ("Yes"/"No", a status, a region): every row
+    that shows a value stated in the question, the value held by two to four rows and not
+    by all. The column is named by its header; its cells are short words, not numbers."""
+    for name, labels, texts in labelled_columns(rows, header):
+        if (
+            not name
+            or not labelled(name)
+            or any(
+                not text or len(text) > MAX_CATEGORY or cell_number(text) is not None
+                for text in texts
+            )
+        ):
+            continue
+        options = sorted(
+            {text for text in texts if 2 <= texts.count(text) <= MAX_LISTED} - set(labels) - {name}
+        )
+        options = [text for text in options if texts.count(text) < len(texts) - 1]
+        if not options:
+            continue
+        value = options[pick(f"{artifact.id}:{name}:with", len(options))]
+        hits = [label for label, text in zip(labels, texts, strict=True) if text == value]
+        column = quote(name, 50)
+        return [
+            candidate(
+                document,
+                artifact,
+                "table-rows-with",
+                f"In {where}, which rows show “{value}” in the column “{column}”?",
+                [f"The row “{label}” shows “{value}” under “{name}”." for label in hits]
+                + [f"No other row shows “{value}” there."],
+                value=hits[0],
+                anchor=[value],
+                notes=[f"list answer: all {len(hits)} rows with this value"],
+            )
+        ]
+    return []
+
+
+def _quantities(column: NumericColumn) -> bool:
+    """True for a column of quantities a reader would add or subtract: no total row among
+    the rows, no year, code or rank header, not the sequence 1, 2, 3…"""
+    if any(TOTAL_LABEL.search(label) for label in column.labels):
+        return False
+    if column.name and CODE_HEADER.search(column.name):
+        return False
+    if list(column.numbers) == [float(i) for i in range(1, len(column.numbers) + 1)]:
+        return False
+    if _subtotals(column.numbers):
+        return False
+    if all(t.endswith("%") for t in column.texts) and sum(column.numbers) > SHARES_AT_MOST:
+        return False  # shares adding up past the whole: some rows hold the others' subtotal
+    return not all(n.is_integer() and 1900 <= n <= 2100 for n in column.numbers)
+
+
+def _subtotals(numbers: tuple[float, ...]) -> bool:
+    """True when a row's value is the sum of two or more rows right below it (a group's
+    subtotal above its members, 1% rounding allowed)."""
+    for first, value in enumerate(numbers):
+        running = 0.0
+        for below in numbers[first + 1 :]:
+            running += below
+            if running > value * 1.01 + 1e-9:
+                break
+            if below != running and abs(running - value) <= abs(value) * 0.01 + 1e-9:
+                return True
+    return False
+
+
+def _decimals(text: str) -> int:
+    digits = re.sub(r"[^\d.]", "", text)
+    return len(digits.split(".", 1)[1]) if "." in digits else 0
+
+
+def shown_like(value: float, like: Iterable[str]) -> str:
+    """A computed number written as the cells it comes from write theirs: the same
+    currency sign, percent sign, decimals and thousands separator."""
+    like = [text.strip() for text in like]
+    decimals = max((_decimals(text) for text in like), default=0)
+    grouped = any("," in text for text in like)
+    body = f"{abs(value):,.{decimals}f}" if grouped else f"{abs(value):.{decimals}f}"
+    sign = "-" if round(value, decimals) < 0 else ""
+    currency = next((c for c in "$€£" if all(c in text for text in like)), "")
+    percent = "%" if all(text.endswith("%") for text in like) else ""
+    return f"{sign}{currency}{body}{percent}"
+
+
+def _under(column: NumericColumn) -> str:
+    return f" in the column “{quote(column.name, 50)}”" if column.name else ""
+
+
+def table_families(
+    document: Document,
+    artifact: Artifact,
+    where: str,
+    rows: list[list[str]],
+    header: bool = True,
+    rounded: bool = False,
+) -> list[Candidate]:
+    """Comparisons beyond the extreme over a table's numeric columns: the second highest
+    row, the difference between two named rows, the rows above a stated value (a list
+    answer), and the column's sum when neither the table nor the text states it.
+
+    With `rounded` the cells show numbers a format may have rounded (a worksheet's): only
+    what rounding keeps is asked, the order of rows, and the rows above a named row whose
+    shown value no other row shares; no difference or sum of shown values.
+    """
+    out: list[Candidate] = []
+    families = (_second, _above_row) if rounded else (_second, _difference, _above, _column_sum)
+    for column in numeric_columns(rows, header):
+        if not _quantities(column) or (column.name and cell_number(column.name) is not None):
+            continue  # a column headed "1" or "2020" is a point of a scale, not a quantity
+        key = f"{artifact.id}:{column.name}"
+        for family in families:
+            if (made := family(document, artifact, where, column, key)) is not None:
+                out.append(made)
+        if out:
+            break
+    return out
+
+
+def stated_anywhere(document: Document, value: str) -> bool:
+    """True when the body or any element of the document writes the value (as whole words)."""
+    said = " ".join([document.body, *(a.text for a in document.artifacts)])
+    return f" {normalize(value)} " in f" {normalize(said)} "
+
+
+def _probe(value: str, label: str) -> tuple[str, list[str]]:
+    """(probe value, anchors) for an answer of a label and its value: the value near the
+    label, or the label near the value when the value is too short to look for ("85")."""
+    if len(normalize(value).replace(" ", "")) >= 3 or len(normalize(label)) < 3:
+        return value, [label]
+    return label, [value]
+
+
+def said_elsewhere(document: Document, artifact: Artifact, label: str, value: str) -> bool:
+    """True when another element writes the value on a line with the label (a table that
+    repeats a chart's figures, a sentence quoting a cell): a computed answer from the pair
+    is no longer the target's alone."""
+    label, value = f" {normalize(label)} ", f" {normalize(value)} "
+    return any(
+        label in f" {normalize(line)} " and value in f" {normalize(line)} "
+        for other in document.artifacts
+        if other.id != artifact.id
+        for line in other.text.splitlines()
+    )
+
+
+def _ranked(numbers: tuple[float, ...], highest: bool) -> list[int]:
+    return sorted(range(len(numbers)), key=lambda i: -numbers[i] if highest else numbers[i])
+
+
+def _second(
+    document: Document, artifact: Artifact, where: str, column: NumericColumn, key: str
+) -> Candidate | None:
+    """Which row holds the second highest (or lowest) value; four rows or more, no tie
+    among the first three."""
+    if len(column.numbers) < 4:
+        return None
+    highest = pick(f"{key}:second", 2) == 0
+    order = _ranked(column.numbers, highest)
+    first, second, third = (column.numbers[i] for i in order[:3])
+    if len({first, second, third}) != 3:
+        return None
+    word = "second highest" if highest else "second lowest"
+    label, value = column.labels[order[1]], column.texts[order[1]]
+    under = _under(column)
+    return candidate(
+        document,
+        artifact,
+        "table-second",
+        f"In {where}, which row has the {word} value{under}, and what is that value?",
+        [f"The row “{label}” has the {word} value{under}.", f"That value is {value}."],
+        value=_probe(value, label)[0],
+        anchor=_probe(value, label)[1],
+        notes=[f"ranked among {len(column.numbers)} rows"],
+    )
+
+
+def _difference(
+    document: Document, artifact: Artifact, where: str, column: NumericColumn, key: str
+) -> Candidate | None:
+    """How much higher one named row's value is than another's (two distinct values)."""
+    options = [
+        (i, j)
+        for i in range(len(column.numbers))
+        for j in range(len(column.numbers))
+        if column.numbers[i] > column.numbers[j]
+    ]
+    if not options:
+        return None
+    i, j = options[pick(f"{key}:difference", len(options))]
+    texts = (column.texts[i], column.texts[j])
+    if all(said_elsewhere(document, artifact, column.labels[k], column.texts[k]) for k in (i, j)):
+        return None
+    gap = shown_like(column.numbers[i] - column.numbers[j], texts)
+    if gap.endswith("%"):
+        gap = f"{gap[:-1]} percentage points"
+    high, low = quote(column.labels[i], 50), quote(column.labels[j], 50)
+    under = _under(column)
+    return candidate(
+        document,
+        artifact,
+        "table-difference",
+        f"In {where}, by how much does the value of the row “{high}” exceed that of the row "
+        f"“{low}”{under}?",
+        [
+            f"The row “{column.labels[i]}” shows {texts[0]} and the row “{column.labels[j]}” "
+            f"shows {texts[1]}{under}.",
+            f"The difference is {gap}.",
+        ],
+        value=gap,  # both rows are named in the question: a text stating the gap leaks it
+        anchor=[column.labels[i]],
+        notes=["computed: the difference of two cells"],
+    )
+
+
+def _above(
+    document: Document, artifact: Artifact, where: str, column: NumericColumn, key: str
+) -> Candidate | None:
+    """Every row whose value exceeds another row's value, stated in the question: a list
+    answer of one to four rows, with at least two rows below."""
+    distinct = sorted(set(column.numbers), reverse=True)
+    options = [
+        v
+        for v in distinct[1 : MAX_LISTED + 1]
+        if sum(n < v for n in column.numbers) >= 2
+        and sum(n > v for n in column.numbers) <= MAX_LISTED
+    ]
+    if not options:
+        return None
+    bound = options[pick(f"{key}:above", len(options))]
+    threshold = column.texts[column.numbers.index(bound)]
+    hits = [i for i, n in enumerate(column.numbers) if n > bound]
+    if len(hits) > MAX_LISTED:
+        return None
+    under = _under(column)
+    labels = [column.labels[i] for i in hits]
+    return candidate(
+        document,
+        artifact,
+        "table-above",
+        f"In {where}, which rows show a value greater than {threshold}{under}?",
+        [f"The row “{column.labels[i]}” shows {column.texts[i]}." for i in hits]
+        + [f"No other row shows more than {threshold}."],
+        value=_probe(column.texts[hits[0]], labels[0])[0],
+        anchor=_probe(column.texts[hits[0]], labels[0])[1],
+        notes=[f"list answer: all {len(hits)} rows above {threshold}"],
+    )
+
+
+def _above_row(
+    document: Document, artifact: Artifact, where: str, column: NumericColumn, key: str
+) -> Candidate | None:
+    """Every row whose shown value is higher than a named row's (a list answer of one to
+    four rows, at least two rows below), the named row's value shown by no other row."""
+    options = [
+        i
+        for i, v in enumerate(column.numbers)
+        if column.numbers.count(v) == 1
+        and 1 <= sum(n > v for n in column.numbers) <= MAX_LISTED
+        and sum(n < v for n in column.numbers) >= 2
+    ]
+    if not options:
+        return None
+    named = options[pick(f"{key}:above", len(options))]
+    hits = [i for i, n in enumerate(column.numbers) if n > column.numbers[named]]
+    label, under = column.labels[named], _under(column)
+    return candidate(
+        document,
+        artifact,
+        "table-above",
+        f"In {where}, which rows show a higher value than the row “{quote(label, 50)}”{under}?",
+        [
+            f"The row “{column.labels[i]}” shows {column.texts[i]}, more than the "
+            f"{column.texts[named]} of “{label}”."
+            for i in hits
+        ]
+        + [f"No other row shows more than “{label}”."],
+        value=_probe(column.texts[hits[0]], column.labels[hits[0]])[0],
+        anchor=_probe(column.texts[hits[0]], column.labels[hits[0]])[1],
+        notes=[f"list answer: all {len(hits)} rows above “{label}”"],
+    )
+
+
+def _column_sum(
+    document: Document, artifact: Artifact, where: str, column: NumericColumn, key: str
+) -> Candidate | None:
+    """The sum of a short column of amounts (money, or a header naming what is counted; no
+    percentages) when no cell of the table and no line of the document states it."""
+    if len(column.numbers) > MAX_SUMMED or any(text.endswith("%") for text in column.texts):
+        return None
+    money = all(any(c in text for c in "$€£") for text in column.texts)
+    if not column.name or not (money or ADDITIVE_HEADER.search(column.name)):
+        return None
+    total = shown_like(sum(column.numbers), column.texts)
+    if total in column.texts or stated_anywhere(document, total):
+        return None
+    return candidate(
+        document,
+        artifact,
+        "table-sum",
+        f"In {where}, what do the values in the column “{quote(column.name, 50)}” add up to "
+        f"over its {len(column.numbers)} rows?",
+        [f"The {len(column.numbers)} values in the column “{column.name}” add up to {total}."],
+        value=total,
+        anchor=[column.name],
+        notes=["computed: the table states no total"],
+    )
 
 
 def _without_title_row(rows: list[list[str]]) -> list[list[str]]:
@@ -424,8 +823,18 @@ PLACEHOLDER_TITLE_WORDS = frozenset(
     "chart title text diagrammtitel diagrammtitle titre du graphique título del gráfico "
     "titolo grafico название диаграммы".split()
 )
-DEFAULT_SERIES = re.compile(r"^Series \d+$")
-DEFAULT_CATEGORY = re.compile(r"^Category \d+$")
+# The series and category names a new chart's sample data carries, in Office's languages
+# ("Series 1", "Ряд 2", "Столбец1", "Reihe 3"; "Category 1", "Категория 2", "Kategorie 3").
+DEFAULT_SERIES = re.compile(
+    r"^(Series|Column|Ряд|Столбец|Reihe|Datenreihe|Spalte|Série|Serie|Colonne|Columna|Colonna"
+    r"|Seria|Kolumna|Sarja|系列|계열) ?\d+$",
+    re.I,
+)
+DEFAULT_CATEGORY = re.compile(
+    r"^(Category|Категория|Kategorie|Catégorie|Categoría|Categoria|Kategoria|Categorie|Luokka"
+    r"|分类|類別|항목) ?\d+$",
+    re.I,
+)
 
 
 def sample_data(facts: dict) -> bool:
@@ -500,7 +909,7 @@ def chart_questions(document: Document, artifact: Artifact) -> list[Candidate]:
                 anchor=[str(series["name"]), str(category)],
             )
         )
-    return out + chart_extremes(document, artifact, name)
+    return out + chart_extremes(document, artifact, name) + chart_families(document, artifact, name)
 
 
 def chart_extremes(document: Document, artifact: Artifact, name: str) -> list[Candidate]:
@@ -540,6 +949,100 @@ def chart_extremes(document: Document, artifact: Artifact, name: str) -> list[Ca
             )
         ]
     return []
+
+
+def _plotted(series: dict) -> list[tuple[str, str, float]] | None:
+    """(category, shown value, shown number) of each point of a named series whose shown
+    values are the numbers it plots, unrounded (a fraction may show as its percentage; no
+    blank point), with categories seen once; None otherwise."""
+    shown = list(series.get("points", []))
+    raw = list(series.get("values", []))
+    if not series.get("name") or len(shown) < 3 or len(raw) != len(shown):
+        return None
+    out = []
+    for (category, text), value in zip(shown, raw, strict=True):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            return None
+        shown_number = cell_number(str(text))
+        if str(text).strip().endswith("%") and shown_number is not None:
+            shown_number /= 100  # a fraction shown as a percentage: 0.217 as "21.7%"
+        if not category or shown_number is None or abs(shown_number - number) > 1e-9:
+            return None
+        out.append((str(category), str(text), cell_number(str(text)) or 0.0))
+    categories = [c for c, _, _ in out]
+    return out if len(set(categories)) == len(categories) else None
+
+
+def chart_families(document: Document, artifact: Artifact, name: str) -> list[Candidate]:
+    """Comparisons beyond the extreme over a chart's data: the category with the second
+    highest (or lowest) value of its first series, and the gap between the first two
+    series at one category. The probes anchor on the category alone, so a table that
+    states the same figures by the same categories is found to give the answer away."""
+    series = [s for s in artifact.facts.get("series", []) if s.get("name")]
+    plotted = [(s["name"], p) for s in series if (p := _plotted(s)) is not None]
+    if not plotted or len(plotted) != len(series):
+        return []
+    first_name, first = plotted[0]
+    out = []
+    numbers = tuple(n for _, _, n in first)
+    highest = pick(f"{artifact.id}:second", 2) == 0
+    order = _ranked(numbers, highest)
+    if len(numbers) >= 4 and len({numbers[i] for i in order[:3]}) == 3:
+        word = "second highest" if highest else "second lowest"
+        category, text, _ = first[order[1]]
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "chart-second",
+                f"In {name}, which category has the {word} value in the series "
+                f"“{first_name}”, and what is that value?",
+                [
+                    f"“{category}” has the {word} value of the series “{first_name}”.",
+                    f"That value is {text}.",
+                ],
+                value=_probe(text, category)[0],
+                anchor=_probe(text, category)[1],
+            )
+        )
+    if len(plotted) >= 2:
+        (a_name, a), (b_name, b) = plotted[:2]
+        if [c for c, _, _ in a] != [c for c, _, _ in b] or a_name == b_name:
+            return out
+        options = [i for i in range(len(a)) if a[i][2] != b[i][2]]
+        if not options:
+            return out
+        i = options[pick(f"{artifact.id}:gap", len(options))]
+        (high_name, high), (low_name, low) = (
+            ((a_name, a[i]), (b_name, b[i]))
+            if a[i][2] > b[i][2]
+            else ((b_name, b[i]), (a_name, a[i]))
+        )
+        if all(said_elsewhere(document, artifact, high[0], point[1]) for point in (high, low)):
+            return out  # a table states both figures: the gap is not the chart's alone
+        gap = shown_like(high[2] - low[2], (high[1], low[1]))
+        if gap.endswith("%"):
+            gap = f"{gap[:-1]} percentage points"
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "chart-difference",
+                f"In {name}, for “{high[0]}”, by how much does the series “{high_name}” exceed "
+                f"the series “{low_name}”?",
+                [
+                    f"For “{high[0]}”, “{high_name}” shows {high[1]} and “{low_name}” shows "
+                    f"{low[1]}.",
+                    f"The difference is {gap}.",
+                ],
+                value=gap,
+                anchor=[high[0]],
+                notes=["computed: the difference of two plotted values"],
+            )
+        )
+    return out
 
 
 # A later property the file often leaves equal to an earlier one (saved once, by its author).

@@ -11,16 +11,21 @@ import re
 
 from fidelity.core.document import Artifact, Candidate, Document
 from fidelity.core.office_names import PRESET_NAMES
+from fidelity.core.text import content_tokens, normalize
 from generators.draft import candidate, quote
 from generators.rules.common import (
     Rule,
     cap,
+    cell_number,
     chart_extremes,
+    chart_families,
     cloze_spans,
     described,
     labelled,
     metadata_rule,
+    rows_with,
     sample_data,
+    table_families,
 )
 from generators.rules.giveaway import default_sheet_name, link_names_target, reads_its_address
 from generators.rules.restated import grounded_metadata, one_comment_author
@@ -199,13 +204,73 @@ def _lookups(document: Document, artifact: Artifact, where: str) -> list[Candida
 def tlr(document: Document, artifact: Artifact) -> list[Candidate]:
     # "the range", not "the table-like range": a reader sees cells, and a helper column
     # next to a table is no table of its own
-    return _lookups(document, artifact, f"the range {artifact.facts['range']}")
+    where = f"the range {artifact.facts['range']}"
+    return _lookups(document, artifact, where) + _comparisons(document, artifact, where)
+
+
+GRID_ROW = re.compile(r"^\| (.*) \|$")
+HEADER_CELL = re.compile(r"^[A-Z]{1,3}(?:: (.*))?$")
+PLACEHOLDER_MARK = re.compile(r"⟦[^⟧]+⟧")
+BOLD = re.compile(r"\*\*(.*?)\*\*")
+
+
+def _shown_grid(document: Document, artifact: Artifact) -> list[list[str]] | None:
+    """The rows of a range as its rendered grid shows them, header first: the sheet's row
+    numbers dropped, bold marks removed, a formula cell read as the value it displays;
+    rows of a note (no value past the first column) left out. None when the grid is not
+    whole (rows past the rendering limit, a cell that splits into two)."""
+    lines = [GRID_ROW.match(line) for line in artifact.text.splitlines()]
+    if any(line.startswith("(rows after") for line in artifact.text.splitlines()):
+        return None
+    displayed = {
+        a.placeholder: str(a.facts.get("display") or "")
+        for a in document.artifacts
+        if a.kind == "formula" and a.placeholder
+    }
+
+    def shown(cell: str) -> str:
+        cell = PLACEHOLDER_MARK.sub(lambda m: displayed.get(m.group(0), m.group(0)), cell)
+        return BOLD.sub(r"\1", cell).strip()
+
+    rows = [[shown(cell) for cell in line.group(1).split(" | ")] for line in lines if line]
+    if len(rows) < 3 or not rows[0][0].startswith("Row"):
+        return None
+    header = [_header_text(cell) for cell in rows[0][1:]]
+    body = [row[1:] for row in rows[1:]]
+    if any(len(row) != len(header) for row in body) or any("⟦" in c for r in body for c in r):
+        return None
+    if body and not body[0][0] and all(cell_number(cell) is None for cell in body[0]):
+        # a second header row under the first ("Percent" over "of Hires"): one header
+        header = [" ".join(filter(None, pair)) for pair in zip(header, body.pop(0), strict=True)]
+    # a header merged over columns names none of them alone: those columns go unnamed
+    header = ["" if "[merged" in name else name for name in header]
+    return [header] + [row for row in body if any(cell for cell in row[1:])]
+
+
+def _header_text(cell: str) -> str:
+    """A rendered header cell's text ("B: Percent" → "Percent"; a bare "B" has none)."""
+    found = HEADER_CELL.match(cell)
+    return (found.group(1) or "") if found else cell
+
+
+def _comparisons(document: Document, artifact: Artifact, where: str) -> list[Candidate]:
+    """Comparisons over a range's numeric columns, on the values its cells show."""
+    if not artifact.facts.get("header_row"):
+        return []
+    grid = _shown_grid(document, artifact)
+    if grid is None:
+        return []
+    where = f"{where} on {_on(artifact)}"
+    return table_families(document, artifact, where, grid, rounded=True) + rows_with(
+        document, artifact, where, grid
+    )
 
 
 def table(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     name = facts["name"]
     out = _lookups(document, artifact, f"the table '{name}'")
+    out += _comparisons(document, artifact, f"the table '{name}'")
     out.append(
         candidate(
             document,
@@ -602,7 +667,9 @@ def chart(document: Document, artifact: Artifact) -> list[Candidate]:
         )
     if any(series.get("values_ref") for series in facts.get("series", [])[:1]):
         return out  # its values are the cells': the cells state the highest and lowest too
-    return out + chart_extremes(document, artifact, where)
+    return (
+        out + chart_extremes(document, artifact, where) + chart_families(document, artifact, where)
+    )
 
 
 def image(document: Document, artifact: Artifact) -> list[Candidate]:
@@ -721,6 +788,55 @@ def comment(document: Document, artifact: Artifact) -> list[Candidate]:
     return out + _commented_cell(document, artifact)
 
 
+def _commented_value(document: Document, artifact: Artifact, text: str) -> list[Candidate]:
+    """The join of a comment and its cell: what the cell carrying a comment (named by its
+    text, said by no other comment) shows. Not asked of an empty cell, of one showing its
+    own address or the comment's words, or of a comment mirrored on another sheet."""
+    facts = artifact.facts
+    value = " ".join(str(facts.get("cell_value") or "").split())
+    if not value or len(value) > MAX_SHOWN or reads_its_address(value, facts["ref"]):
+        return []
+    words = set(content_tokens(value))
+    if normalize(value) in normalize(text) or len(words & set(content_tokens(text))) * 2 >= len(
+        words
+    ):
+        return []  # the comment restates the cell (a label's explanation): guessed, not read
+    if len(AUTHOR_PREFIX.sub("", text).split()) < 3:
+        return []  # "faustm: test phrase": the author's name and a word or two
+    if _said_twice(document, artifact, value):
+        return []  # a term the workbook states elsewhere too (a glossary sheet): read there
+    return [
+        candidate(
+            document,
+            artifact,
+            "comment-cell-value",
+            f"On {_on(artifact)}, what does the cell carrying the comment “{quote(text, 80)}” "
+            "show?",
+            [f"The comment is on cell {facts['ref']}, which shows “{value}”."],
+            # the join is what only the comment gives: the cell it stands on (the grid then
+            # shows the value), probed as the view writes it, next to the comment's words
+            value=artifact.locator,
+            anchor=["Comment", text[:60]],
+            notes=["join: a comment and the value of the cell it annotates"],
+        )
+    ]
+
+
+MAX_SHOWN = 80
+
+
+def _said_twice(document: Document, artifact: Artifact, value: str) -> bool:
+    """True when the workbook writes the value (its words, as a phrase) more than once,
+    leaving out the comment itself."""
+    plain = f" {normalize(value)} "
+    texts = [document.body, *(a.text for a in document.artifacts if a.id != artifact.id)]
+    return sum(f" {normalize(text)} ".count(plain) for text in texts) > 1
+
+
+# The "Author:" line a legacy comment begins with.
+AUTHOR_PREFIX = re.compile(r"^[^\s:]{1,40}:\s+")
+
+
 def _commented_cell(document: Document, artifact: Artifact) -> list[Candidate]:
     """The reverse look-up: which cell carries a comment, named by its text (three words or
     more that no other comment of the workbook says)."""
@@ -733,17 +849,20 @@ def _commented_cell(document: Document, artifact: Artifact) -> list[Candidate]:
     ]
     if len(text.split()) < 3 or said.count(text) != 1 or len(text) > 160:
         return []
-    return [
-        candidate(
-            document,
-            artifact,
-            "comment-cell",
-            f"Which cell on {_on(artifact)} carries the comment “{quote(text, 80)}”?",
-            [f"The comment is attached to cell {facts['ref']}."],
-            value=artifact.locator,  # "Costs!B4", as the view writes it: long enough to test
-            anchor=["Comment", text[:60]],
-        )
-    ]
+    return (
+        _commented_value(document, artifact, text)
+        + [
+            candidate(
+                document,
+                artifact,
+                "comment-cell",
+                f"Which cell on {_on(artifact)} carries the comment “{quote(text, 80)}”?",
+                [f"The comment is attached to cell {facts['ref']}."],
+                value=artifact.locator,  # "Costs!B4", as the view writes it: long enough to test
+                anchor=["Comment", text[:60]],
+            )
+        ]
+    )
 
 
 def hyperlink(document: Document, artifact: Artifact) -> list[Candidate]:

@@ -15,10 +15,12 @@ from fidelity.core.office_names import LAYOUT_NAMES, PRESET_NAMES
 from fidelity.core.text import normalize
 from generators.draft import candidate, quote
 from generators.rules.common import (
+    CLOZE_SENTENCE,
     Rule,
     chart_questions,
     cloze_spans,
     described,
+    is_sentence,
     labelled,
     metadata_rule,
     pick,
@@ -896,6 +898,9 @@ def hidden_slide(document: Document, artifact: Artifact) -> list[Candidate]:
     ]
 
 
+MAX_SECTION_SLIDES = 6
+
+
 def section(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     sections = [a for a in document.artifacts if a.kind == "section"]
@@ -903,7 +908,7 @@ def section(document: Document, artifact: Artifact) -> list[Candidate]:
     if len(sections) < 2 or not slides:
         return []
     number = slides[pick(artifact.id, len(slides))]
-    return [
+    return _section_slides(document, artifact, sections) + [
         candidate(
             document,
             artifact,
@@ -912,6 +917,95 @@ def section(document: Document, artifact: Artifact) -> list[Candidate]:
             [f"Slide {number} is in the section “{facts['name']}”."],
             value=facts["name"],
             anchor=["Section", str(number)],
+        )
+    ]
+
+
+def _section_slides(
+    document: Document, artifact: Artifact, sections: list[Artifact]
+) -> list[Candidate]:
+    """Every slide of a section named once in the deck (a list answer of two to six
+    slides, each with its title when it has one)."""
+    facts = artifact.facts
+    name, slides = facts["name"], facts.get("slides", [])
+    if [a.facts["name"] for a in sections].count(name) != 1:
+        return []
+    if not 2 <= len(slides) <= MAX_SECTION_SLIDES:
+        return []
+    titles = list(facts.get("titles") or [""] * len(slides))
+    return [
+        candidate(
+            document,
+            artifact,
+            "section-slides",
+            f"Which slides make up the section “{quote(name, 60)}”?",
+            [
+                f"Slide {number}"
+                + (f" (“{quote(title, 60)}”)" if title else "")
+                + f" is in the section “{name}”."
+                for number, title in zip(slides, titles, strict=False)
+            ]
+            + [f"No other slide is in the section “{name}”."],
+            value=", ".join(str(number) for number in slides),
+            anchor=[name],
+            notes=[f"list answer: all {len(slides)} slides of the section"],
+        )
+    ]
+
+
+NOTE_PHRASE = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
+
+
+def _note_sentence(document: Document, artifact: Artifact) -> str | None:
+    """A sentence of the first line of a slide's notes (six to 25 words, 160 characters at
+    most) that nothing else in the deck says and that shares no word of four letters or
+    more with the slide's title (which would point to the slide without the notes); the
+    first such sentence, or None."""
+    lines = artifact.facts.get("lines", [])
+    if not lines:
+        return None
+    others = " ".join(a.text for a in document.artifacts if a.id != artifact.id)
+    elsewhere = f" {normalize(others + ' ' + document.body)} "
+    title = {w for w in normalize(artifact.facts.get("title") or "").split() if len(w) >= 4}
+    for sentence in CLOZE_SENTENCE.split(" ".join(lines[0].split())):
+        plain = normalize(sentence)
+        if (
+            len(sentence) <= NOTE_SENTENCE_CHARS
+            and len(plain.split()) <= NOTE_SENTENCE_WORDS
+            and is_sentence(sentence)
+            and f" {plain} " not in elsewhere
+            and not set(plain.split()) & title
+        ):
+            return sentence
+    return None
+
+
+NOTE_SENTENCE_CHARS = 160
+NOTE_SENTENCE_WORDS = 25
+
+
+def _note_slide(document: Document, artifact: Artifact) -> list[Candidate]:
+    """The join of a sentence and a slide: which slide's speaker notes say the sentence."""
+    notes = [a for a in document.artifacts if a.kind == "note"]
+    sentence = _note_sentence(document, artifact) if len(notes) >= 2 else None
+    if sentence is None:
+        return []
+    slide = _slide(artifact)
+    title = artifact.facts.get("title") or ""
+    return [
+        candidate(
+            document,
+            artifact,
+            "note-slide",
+            f"On which slide do the speaker notes say: “{sentence}”?",
+            [
+                f"The speaker notes of slide {slide}"
+                + (f" (“{quote(title, 60)}”)" if title else "")
+                + " say it."
+            ],
+            value=f"slide {slide}",
+            anchor=[sentence],
+            notes=["join: a sentence of the notes and the slide they belong to"],
         )
     ]
 
@@ -984,9 +1078,11 @@ def note(document: Document, artifact: Artifact) -> list[Candidate]:
                 value=text,
                 anchor=[f"Speaker notes of slide {slide}"] if len(text.split()) < 6 else [],
             )
-        ]
+        ] + _note_slide(document, artifact)
     where = f"In the speaker notes of slide {slide}"
-    return _cloze_questions(document, artifact, "\n".join(lines), where, "note-cloze")
+    return _cloze_questions(
+        document, artifact, "\n".join(lines), where, "note-cloze"
+    ) + _note_slide(document, artifact)
 
 
 metadata = metadata_rule(

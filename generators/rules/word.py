@@ -20,6 +20,7 @@ from generators.rules.common import (
     chart_questions,
     cloze,
     described,
+    is_sentence,
     metadata_rule,
     pick,
     table_cell_question,
@@ -102,17 +103,167 @@ def _text(document: Document, artifact: Artifact) -> list[Candidate]:
         ]
         return (max(words, key=len), "word") if words else None
 
+    return (
+        [
+            candidate(
+                document,
+                artifact,
+                f"text-cloze-{noun}",
+                f"{where}, which {noun} fills the blank in: “{blanked}”?",
+                [f"The missing {noun} is {span}."],
+                value=span,
+                anchor=[blanked.replace("____", " ")],
+            )
+            for blanked, span, noun in cloze(sentences, choose, limit=2, shortest=40)
+        ]
+        + _heading_of(document, artifact, heading, paragraphs, everywhere)
+        + _list_items(document, artifact, heading)
+    )
+
+
+LIST_ITEM = re.compile(r"^(\s*)([-*+•]|\d+[.)]|[a-z][.)])\s+(.+)$")
+FILLER_ITEM = re.compile(
+    r"^(numbered |number |italic |bold |underline )?(bullet|item|point|entry|step|list item)"
+    r"\s*\d*$|^(foo|bar|baz)$",
+    re.I,
+)
+LIST_ITEMS = (2, 6)
+ITEM_CHARS = 100
+LEAD_IN_CHARS = 120
+
+
+def _plain(markdown: str) -> str:
+    """One line of a chunk as a reader sees it (see `_plain_paragraphs`)."""
+    paragraphs = _plain_paragraphs(markdown)
+    return paragraphs[0] if paragraphs else ""
+
+
+def _list_items(document: Document, artifact: Artifact, heading: str) -> list[Candidate]:
+    """A list answer: every item of a short list (two to six items of one level, each short)
+    that a lead-in line ending in a colon introduces, the lead-in said once in the document.
+    A list with items nested inside, filler items ("Bullet 1") or items said elsewhere in
+    the document is not asked."""
+    if CONTENTS_HEADING.match(heading):
+        return []
+    lines = [line for line in artifact.text.splitlines() if line.strip()]
+    everywhere = _all_text(document)
+    out = []
+    start = 0
+    while start < len(lines):
+        if not LIST_ITEM.match(lines[start]):
+            start += 1
+            continue
+        end = start
+        while end < len(lines) and LIST_ITEM.match(lines[end]):
+            end += 1
+        block = [LIST_ITEM.match(line) for line in lines[start:end]]
+        lead = _plain(lines[start - 1]) if start > 0 else ""
+        start = end
+        if len({m.group(1) for m in block if m}) != 1 or not lead.endswith(":"):
+            continue  # nested items (the list's extent is unclear) or no lead-in to name it
+        items = [_plain(m.group(3)) for m in block if m]
+        if not LIST_ITEMS[0] <= len(items) <= LIST_ITEMS[1] or len(lead) > LEAD_IN_CHARS:
+            continue
+        if any(
+            not item
+            or len(item) > ITEM_CHARS
+            or FILLER_ITEM.match(item)
+            or PLACEHOLDER.search(item)
+            for item in items
+        ):
+            continue
+        if everywhere.count(lead) != 1 or any(everywhere.count(item) != 1 for item in items):
+            continue
+        out.append(
+            candidate(
+                document,
+                artifact,
+                "text-list",
+                f"Which items does the list introduced by “{lead}” give?",
+                [f"Item {number}: {item}" for number, item in enumerate(items, 1)]
+                + [f"The list has these {len(items)} items and no others."],
+                value=items[0],
+                anchor=[],
+                notes=[f"list answer: all {len(items)} items of the list"],
+            )
+        )
+    return out[: cap(1)]
+
+
+LEAST_HEADINGS = 3
+# A heading that reads as its style's name ("Heading 2", "Überschrift 1"): a template's filler.
+STYLE_NAMED = re.compile(r"^(heading|überschrift|titre|título|titolo|kop)\s*\d", re.I)
+MARKDOWN_HEADING = re.compile(r"^#+ (.+)$", re.M)
+
+
+def _heading_lines(texts: list[Artifact]) -> list[str]:
+    """Every heading the text chunks write, in order, each time it stands."""
+    return [" ".join(found.split()) for a in texts for found in MARKDOWN_HEADING.findall(a.text)]
+
+
+NEAR_COPY = 0.7
+
+
+def _near_copy(sentence: str, everywhere: str) -> bool:
+    """True when the document says the sentence twice, or another sentence shares most of
+    its words (the same statement under two headings)."""
+    if everywhere.count(sentence) != 1:
+        return True
+    words = set(normalize(sentence).split())
+    return any(
+        other != sentence and len(words & set(normalize(other).split())) >= NEAR_COPY * len(words)
+        for line in everywhere.splitlines()
+        for other in SENTENCE.split(line)
+    )
+
+
+SENTENCE_WORDS = 9
+WORD_RUN = re.compile(r"[^\W\d_]+")
+
+
+def _heading_of(
+    document: Document, artifact: Artifact, heading: str, paragraphs: list[str], everywhere: str
+) -> list[Candidate]:
+    """The join of a sentence and the section it stands in: under which heading the document
+    says a sentence it says once. Asked once per heading (in the section's first chunk), in
+    a document of three headings or more, for a sentence of nine words or more that shares
+    no word with its heading (which would point to it)."""
+    texts = [a for a in document.artifacts if a.kind == "text"]
+    headings = {a.facts.get("heading") or "" for a in texts}
+    headings = {h for h in headings if h and not CONTENTS_HEADING.match(h)}
+    if not heading or len(headings) < LEAST_HEADINGS:
+        return []
+    if next(a for a in texts if a.facts.get("heading") == heading).id != artifact.id:
+        return []
+    if STYLE_NAMED.match(heading) or _heading_lines(texts).count(heading) != 1:
+        return []  # "Heading 2" names its style, not a section; a heading used twice is two
+    named = set(normalize(heading).split())
+    options = [
+        sentence
+        for paragraph in paragraphs
+        for sentence in SENTENCE.split(paragraph)
+        if 40 <= len(sentence) <= 200
+        and is_sentence(sentence)
+        and len(WORD_RUN.findall(sentence)) >= SENTENCE_WORDS
+        and not _near_copy(sentence, everywhere)
+        and not PLACEHOLDER.search(sentence)
+        and not ADDRESS.search(sentence)
+        and not named & set(normalize(sentence).split())
+    ]
+    if not options:
+        return []
+    sentence = options[pick(f"{artifact.id}:heading", len(options))]
     return [
         candidate(
             document,
             artifact,
-            f"text-cloze-{noun}",
-            f"{where}, which {noun} fills the blank in: “{blanked}”?",
-            [f"The missing {noun} is {span}."],
-            value=span,
-            anchor=[blanked.replace("____", " ")],
+            "text-heading",
+            f"Under which heading does the document say: “{sentence}”?",
+            [f"That sentence is in the section headed “{heading}”."],
+            value=heading,
+            anchor=[sentence],
+            notes=["join: a sentence and the heading of its section"],
         )
-        for blanked, span, noun in cloze(sentences, choose, limit=2, shortest=40)
     ]
 
 

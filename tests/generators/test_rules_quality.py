@@ -78,13 +78,13 @@ def test_table_comparison_names_the_highest_or_lowest_row_and_its_value() -> Non
         id="ppt-t", category="Tables/Values", kind="table", modality="table", locator="t"
     )
     grid = [["Tool", "Cases"], ["Herbie", "28"], ["Rosa", "6"], ["Salsa", "9"], ["Daisy", "31"]]
-    (item,) = common.table_comparison(document, table, "the table on slide 2", grid)
+    (item,) = common.table_extreme(document, table, "the table on slide 2", grid)
     word = "highest" if "highest" in item.question else "lowest"
     expected = ("Daisy", "31") if word == "highest" else ("Rosa", "6")
     assert item.question_type == "table-extreme"
     assert f"“{expected[0]}”" in item.answer[0] and expected[1] in item.answer[1]
     tied = [["Tool", "Cases"], ["A", "5"], ["B", "5"], ["C", "5"]]
-    assert common.table_comparison(document, table, "t", tied) == []
+    assert common.table_extreme(document, table, "t", tied) == []
 
 
 def test_chart_comparison_names_the_extreme_category_and_its_value() -> None:
