@@ -648,6 +648,16 @@ def ink(document: Document, artifact: Artifact) -> list[Candidate]:
     return out
 
 
+def _overlap(box: list[int] | None, other: list[int] | None) -> bool:
+    """Whether two shapes' boxes (x, y, width, height in EMU) share any area; unknown boxes
+    (a placeholder placed by its layout) do not count."""
+    if not box or not other:
+        return False
+    x, y, width, height = box
+    ox, oy, owidth, oheight = other
+    return x < ox + owidth and ox < x + width and y < oy + oheight and oy < y + height
+
+
 def slide_structure(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     slide = _slide(artifact)
@@ -671,7 +681,9 @@ def slide_structure(document: Document, artifact: Artifact) -> list[Candidate]:
             )
         )
     top = [s for s in facts.get("shapes", []) if s["group"] is None]
-    front = shape_phrase(shapes, top[-1]["name"]) if len(top) >= 2 else None
+    # Frontmost means something to a reader only where the front shape covers another one.
+    covering = len(top) >= 2 and any(_overlap(top[-1]["box"], s["box"]) for s in top[:-1])
+    front = shape_phrase(shapes, top[-1]["name"]) if covering else None
     if front and not top[-1]["kind"].startswith(FOOTER_KINDS):
         out.append(
             candidate(

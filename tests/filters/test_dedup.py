@@ -95,5 +95,6 @@ def test_one_question_on_copied_slides_is_asked_once(corpus, extracted):
         for c in generate(document)
         if c.question_type == "z-order-front" and c.answer == [c.answer[0]]
     ]
-    same = [c for c in fronts if c.answer == fronts[0].answer]
+    answers = [c.answer for c in fronts]
+    same = [c for c in fronts if c.answer == max(answers, key=answers.count)]
     assert len(same) >= 2 and rejected(same) == {}

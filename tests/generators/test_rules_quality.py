@@ -323,10 +323,16 @@ def deck(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     star.text = "Herb corner"
     star.name = "Herb marker"
-    oval = slide.shapes.add_shape(
-        MSO_SHAPE.OVAL, PptInches(4), PptInches(2), PptInches(2), PptInches(2)
+    oval = slide.shapes.add_shape(  # over the star's right edge: it is in front of something
+        MSO_SHAPE.OVAL, PptInches(2.5), PptInches(2), PptInches(2), PptInches(2)
     )
     oval.text = "Vegetable beds"
+    apart = made.slides.add_slide(made.slide_layouts[6])  # two shapes that never overlap
+    for left, words in ((1, "North gate"), (5, "South gate")):
+        box = apart.shapes.add_shape(
+            MSO_SHAPE.RECTANGLE, PptInches(left), PptInches(2), PptInches(2), PptInches(1)
+        )
+        box.text = words
     path = tmp_path_factory.mktemp("pptx") / "plan.pptx"
     made.save(path)
     return path
@@ -341,6 +347,7 @@ def test_shapes_are_named_by_what_the_slide_shows(deck: Path, tmp_path: Path) ->
     assert front and front[0].answer == [
         "The frontmost shape is the shape reading “Vegetable beds”."
     ]
+    assert len(front) == 1, "slide 2's shapes do not overlap: none of them is in front of another"
     kinds = {c.question for c in of_type(asked, "shape-type")}
     star = "the shape holding the text “Herb corner” on slide 1"
     assert f"What type of shape (preset geometry) is {star}?" in kinds
