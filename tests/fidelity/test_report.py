@@ -405,7 +405,7 @@ def test_clicking_tiles_searching_paging_and_opening_rows(run: Path, browser: An
         assert page.text_content("#page-info").startswith("page 2 of ")
         page.locator('#heatmap-word a[data-category="Table"]').click()
         assert "category=Table" in page.url
-        assert rows.count() == cells[("word", "Table")].kept
+        expect(rows).to_have_count(cells[("word", "Table")].kept)
         assert set(rows.evaluate_all("rs => rs.map(r => r.dataset.category)")) == {"Table"}
         page.fill("#filter-q", "Uranus")
         expect(rows).to_have_count(len(uranus))
@@ -415,7 +415,7 @@ def test_clicking_tiles_searching_paging_and_opening_rows(run: Path, browser: An
         expect(detail.locator("table.checks tr td").first).to_be_visible()  # drawn after the click
         expect(detail.locator("div.evidence-table table")).to_have_count(1)
         rows.first.click()
-        assert detail.count() == 0
+        expect(detail).to_have_count(0)  # closed: removed after the click
         page.click("#filter-reset")
         expect(rows).to_have_count(PAGE_SIZE)
         page.goto((run / REPORT_NAME).resolve().as_uri() + "#q=slide&open=")
