@@ -1083,6 +1083,7 @@ def metadata_rule(noun: str, value_question: Callable[[str], str]) -> Rule:
         key, label, value = facts["key"], facts["label"], facts["value"]
         if len(normalize(value).replace(" ", "")) < 3 or normalize(value) in ("true", "false"):
             return []
+        answer, notes = [f"The document property “{label}” is {value}."], []
         if facts["source"] == "custom":
             if NOISY_CUSTOM.match(key):
                 return []
@@ -1106,21 +1107,8 @@ def metadata_rule(noun: str, value_question: Callable[[str], str]) -> Rule:
                 else f"Who is recorded as the {noun}'s {label.lower()}, and who last modified "
                 "it, according to its properties?"
             )
-            return [
-                candidate(
-                    document,
-                    artifact,
-                    f"metadata-{key}",
-                    question,
-                    [
-                        f"The document property “{label}” is {value}.",
-                        f"The document property “{other.facts['label']}” is {value}.",
-                    ],
-                    value=value,
-                    anchor=[label],
-                    notes=[f"“{label}” and “{other.facts['label']}” hold the same value"],
-                )
-            ]
+            answer.append(f"The document property “{other.facts['label']}” is {value}.")
+            notes.append(f"“{label}” and “{other.facts['label']}” hold the same value")
         elif key == "lastModifiedBy":
             question = f"Who last modified the {noun}, according to its properties?"
         elif key in ("creator", "Manager"):
@@ -1135,9 +1123,10 @@ def metadata_rule(noun: str, value_question: Callable[[str], str]) -> Rule:
                 artifact,
                 f"metadata-{key}",
                 question,
-                [f"The document property “{label}” is {value}."],
+                answer,
                 value=value,
                 anchor=[label],
+                notes=notes,
             )
         ]
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from extractors.rendering import PdfRenderer, Renderers, pdf_to_pngs
 from fidelity.core.document import Document
 from fidelity.core.views import deck_views, view_context
 from filters.ablation import ablation_views
+from tests.support.soffice import soffice_pdf
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "garden_review.pptx"
 needs_poppler = pytest.mark.needs("poppler")
@@ -86,20 +86,6 @@ def test_page_count_mismatch_or_failure_leaves_no_images(tmp_path: Path) -> None
 @pytest.mark.needs("libreoffice", "poppler")
 def test_libreoffice_export_keeps_hidden_slides(tmp_path: Path) -> None:
     options = json.dumps({"ExportHiddenSlides": {"type": "boolean", "value": "true"}})
-    subprocess.run(
-        [
-            "soffice",
-            f"-env:UserInstallation=file://{tmp_path / 'profile'}",
-            "--headless",
-            "--convert-to",
-            f"pdf:impress_pdf_Export:{options}",
-            "--outdir",
-            str(tmp_path),
-            str(FIXTURE),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
-    pngs = pdf_to_pngs(tmp_path / "garden_review.pdf", tmp_path / "png", "slide")
+    pdf = soffice_pdf(FIXTURE, tmp_path, f"pdf:impress_pdf_Export:{options}", timeout=120)
+    pngs = pdf_to_pngs(pdf, tmp_path / "png", "slide")
     assert len(pngs) == 7

@@ -19,6 +19,7 @@ from fidelity.review.formats.xlsx import LINE_POINTS, MAX_ROW_POINTS, WIDTHS, wr
 from fidelity.review.formats.xlsx_print import QUESTIONS, TABLES, column_pixels
 from fidelity.review.table_grid import table_rows
 from tests.support.review_support import tasks_of
+from tests.support.soffice import soffice_pdf
 
 pytestmark = pytest.mark.slow  # whole builds: not in make test-quick
 
@@ -110,23 +111,7 @@ def test_status_tables_pictures_and_row_heights(workbook: Path) -> None:
 
 @pytest.mark.needs("libreoffice", "poppler")
 def test_printed_workbook_is_readable_one_question_per_page(workbook: Path, tmp_path: Path) -> None:
-    profile = tmp_path / "profile"
-    subprocess.run(
-        [
-            "soffice",
-            f"-env:UserInstallation={profile.as_uri()}",
-            "--headless",
-            "--convert-to",
-            "pdf",
-            "--outdir",
-            str(tmp_path),
-            str(workbook),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    pdf = tmp_path / "annotator-1.pdf"
+    pdf = soffice_pdf(workbook, tmp_path)
     boxes = subprocess.run(
         ["pdftotext", "-bbox", str(pdf), "-"], check=True, capture_output=True, text=True
     ).stdout
