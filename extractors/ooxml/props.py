@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import struct
 from pathlib import Path
 
 import olefile
@@ -107,8 +108,8 @@ def legacy_properties(path: Path) -> dict[str, str] | None:
             return None
         with olefile.OleFileIO(str(path)) as ole:
             meta = ole.get_metadata()
-    except (OSError, ValueError, RuntimeError):
-        return None
+    except (OSError, ValueError, RuntimeError, struct.error, IndexError, KeyError, TypeError):
+        return None  # a damaged or hostile OLE file: its properties are not read
     out = {}
     for key, field in LEGACY_FIELDS.items():
         value = getattr(meta, field, None)
@@ -129,9 +130,8 @@ def original_properties(document: Document, category: str = "Metadata") -> None:
     when the original does not have it."""
     if not document.converted_from:
         return
-    original = legacy_properties(Path(document.source))
-    if original is None:
-        return
+    # An original that cannot be read gives nothing: the conversion's values are not asked.
+    original = legacy_properties(Path(document.source)) or {}
     kept, seen = [], set()
     for artifact in document.artifacts:
         facts = artifact.facts

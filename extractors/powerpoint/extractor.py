@@ -22,7 +22,7 @@ from extractors.base import (
     open_package,
 )
 from extractors.ooxml.namespaces import a, one_line, p
-from extractors.ooxml.props import metadata_artifacts
+from extractors.ooxml.props import metadata_artifacts, original_properties
 from extractors.powerpoint.build import Builder
 from extractors.powerpoint.deck import Deck, DeckError, Slide, read_deck
 from extractors.powerpoint.lang import language_name, main_language
@@ -182,6 +182,7 @@ def _fill(
         lines.extend(output.lines)
     document.body = "\n".join(lines).strip() + "\n"
     document.artifacts = builder.artifacts
+    original_properties(document)  # a converted .ppt: the original's dates and people
     document.size = size_metadata(
         "powerpoint", len(deck.slides), deck.part, hidden_slides=len(hidden)
     )

@@ -124,8 +124,8 @@ def cropped(out: Path, render: str, anchors: list[str], anchor: str, name: str) 
                 min(height, box[3] + MARGIN),
             )
             image.crop(margin).save(target)
-    except OSError:
-        return None
+    except (OSError, ValueError, Image.DecompressionBombError):
+        return None  # an unreadable render: the whole sheet's picture stays the evidence
     return str(target.relative_to(out))
 
 

@@ -654,3 +654,27 @@ def test_stand_in_cells_addresses_contents_lines_and_near_black_are_not_asked(
     clozes = [c for c in asked if c.question_type.startswith("text-cloze")]
     assert not [c for c in clozes if "standards" in c.question or "“Contents”" in c.question]
     assert not [c for c in asked if c.probe.value == "#00000A"]
+
+
+@pytest.mark.parametrize(
+    ("original", "expected"),
+    [
+        ("variants/bug58516.ppt", "1999-03-26T12:36:13Z"),  # the .ppt's own creation time
+        ("bad/testODTnotaZipFile.odt", None),  # an original that cannot be read: not asked
+    ],
+)
+def test_a_converted_decks_properties_come_from_the_original(
+    corpus: Path, tmp_path: Path, original: str, expected: str | None
+) -> None:
+    """The PowerPoint extractor replaces a converted deck's conversion-time properties with the
+    original's (a blind audit found a .ppt's creation date taken from the conversion)."""
+    document = Document(
+        sha256="9" * 64,
+        app="powerpoint",
+        format="pptx",
+        source=str(corpus / original),
+        converted_from="ppt",
+    )
+    document = extract(corpus / "powerpoint" / "bug60993.pptx", document, tmp_path / "media")
+    created = [a.facts["value"] for a in document.artifacts if a.facts.get("key") == "created"]
+    assert created == ([expected] if expected else [])
