@@ -15,6 +15,7 @@ from fidelity.core.gc_pause import collector_paused
 from fidelity.core.run_snapshot import RunSnapshot
 from fidelity.core.store import RunStore
 from fidelity.report import write_report
+from ingest.corpus import Corpus, write_corpus_md
 
 SAMPLE_NAME = "quality-sample.tsv"
 JsonRow = dict[str, Any]
@@ -75,15 +76,22 @@ def question_rows(run: RunSnapshot) -> tuple[list[JsonRow], list[JsonRow], list[
 
 
 def write_outputs(
-    store: RunStore, out: Path, targets: CoverageConfig | None = None
+    store: RunStore,
+    out: Path,
+    targets: CoverageConfig | None = None,
+    corpus: Corpus | None = None,
 ) -> dict[str, Any]:
-    """Every output file and the report from one snapshot of the run; the build's summary."""
+    """Every output file and the report from one snapshot of the run; the build's summary.
+    With the build's `corpus`, corpus.md is written again with the extracted counts."""
     with collector_paused():  # the snapshot is freed before the collector resumes
-        return write_run_files(store.snapshot(), out, targets)
+        return write_run_files(store.snapshot(), out, targets, corpus)
 
 
 def write_run_files(
-    run: RunSnapshot, out: Path, targets: CoverageConfig | None = None
+    run: RunSnapshot,
+    out: Path,
+    targets: CoverageConfig | None = None,
+    corpus: Corpus | None = None,
 ) -> dict[str, Any]:
     """The output files and the report of one snapshot; the build's summary."""
     mode = run.meta.get("mode", "offline")
@@ -102,6 +110,8 @@ def write_run_files(
     _write_jsonl(out / "incomplete.jsonl", incomplete)
     _write_jsonl(out / "skipped.jsonl", skipped)
     (out / "coverage.md").write_text(coverage.markdown(run, targets or CoverageConfig()))
+    if corpus is not None:
+        write_corpus_md(corpus, out, coverage.extracted_counts(run, targets or CoverageConfig()))
     counts = funnel.compute(run)
     (out / "funnel.md").write_text(funnel.markdown(counts, mode))
     graded = quality.compute(run)

@@ -295,7 +295,7 @@ def _build(inputs: Iterable[Path], out: Path, config: Config) -> dict[str, Any]:
         if client is not None:  # model_usage.json first, so report.html shows this run's usage
             remember_failed_drafts(store, client.accounting, config.models.retry_failed)
             usage = client.finish(out)
-        summary = {**write_outputs(store, out, config.coverage), "files_acted_on": acted}
+        summary = {**write_outputs(store, out, config.coverage, corpus), "files_acted_on": acted}
         if usage:
             print(usage, file=sys.stderr)
         return summary

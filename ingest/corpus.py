@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -199,7 +199,16 @@ def write_corpus(corpus: Corpus, out: Path) -> None:
             row["ooxml"] = os.path.relpath(os.path.abspath(row["ooxml"]), os.path.abspath(out))
     _write_lines(out / CORPUS_JSONL, rows)
     _write_lines(out / COMPARISONS, corpus.ranking.comparisons)
-    (out / CORPUS_MD).write_text(corpus_markdown(corpus.records, corpus.ranking, corpus.settings))
+    write_corpus_md(corpus, out)
+
+
+def write_corpus_md(
+    corpus: Corpus, out: Path, extracted: Mapping[tuple[str, str], tuple[int, int]] | None = None
+) -> None:
+    """corpus.md; after extraction, `extracted` gives its coverage table the artifacts'
+    (files, count) per (app, category), the counts coverage.md shows."""
+    text = corpus_markdown(corpus.records, corpus.ranking, corpus.settings, extracted)
+    (out / CORPUS_MD).write_text(text)
 
 
 def _write_lines(path: Path, rows: list[dict[str, Any]]) -> None:

@@ -8,6 +8,7 @@ which need more documents) and the Word quality ranking.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 
 from fidelity.core.apps import APPLICATIONS, TAXONOMY
@@ -74,27 +75,46 @@ def _sizes(records: list[FileRecord]) -> list[str]:
     return lines
 
 
-def coverage_rows(records: list[FileRecord]) -> list[tuple[str, str, int, int]]:
-    """(app, category, kept files holding it, elements in them) for every taxonomy cell."""
+def coverage_rows(
+    records: list[FileRecord], extracted: Mapping[tuple[str, str], tuple[int, int]] | None = None
+) -> list[tuple[str, str, int, int]]:
+    """(app, category, kept files holding it, elements in them) for every taxonomy cell: from
+    the extracted documents when a build gives their counts, else from ingest's probe."""
     rows = []
     for app, categories in TAXONOMY.items():
         kept = [r for r in records if r.kept and r.app == app]
         for category in categories:
+            if extracted is not None:
+                files, elements = extracted.get((app, category), (0, 0))
+                rows.append((app, category, files, elements))
+                continue
             holders = [r.categories.get(category, 0) for r in kept if r.categories.get(category)]
             rows.append((app, category, len(holders), sum(holders)))
     return rows
 
 
-def _coverage(records: list[FileRecord], target: int) -> list[str]:
+def _coverage(
+    records: list[FileRecord],
+    target: int,
+    extracted: Mapping[tuple[str, str], tuple[int, int]] | None,
+) -> list[str]:
+    source = (
+        "Counted from the extracted documents: the elements are the artifacts that "
+        "coverage.md counts, and files are the extracted files holding at least one."
+        if extracted is not None
+        else "Estimated by ingest's probe before extraction; a build replaces these counts "
+        "with the extracted artifacts, the ones coverage.md counts."
+    )
     lines = [
         "## Coverage (what the kept files could support)",
         "",
+        source,
         f"A category is marked **needs more** when fewer than {target} kept files hold it.",
         "",
         "| app | category | files | elements | status |",
         "|---|---|---:|---:|---|",
     ]
-    for app, category, files, elements in coverage_rows(records):
+    for app, category, files, elements in coverage_rows(records, extracted):
         status = "ok" if files >= target else "**needs more**"
         lines.append(f"| {app} | {category} | {files} | {elements} | {status} |")
     return lines
@@ -115,13 +135,19 @@ def _ranking(records: list[FileRecord], ranking: Ranking, top_k: int) -> list[st
     return lines
 
 
-def corpus_markdown(records: list[FileRecord], ranking: Ranking, settings: IngestSettings) -> str:
+def corpus_markdown(
+    records: list[FileRecord],
+    ranking: Ranking,
+    settings: IngestSettings,
+    extracted: Mapping[tuple[str, str], tuple[int, int]] | None = None,
+) -> str:
+    """corpus.md; `extracted` gives (files, artifacts) per (app, category) after extraction."""
     sections = [
         ["# Corpus ingest report"],
         _decisions(records),
         _formats(records),
         _sizes(records),
-        _coverage(records, settings.coverage_target),
+        _coverage(records, settings.coverage_target, extracted),
         _ranking(records, ranking, settings.rank_top_k),
     ]
     return "\n\n".join("\n".join(section) for section in sections) + "\n"

@@ -117,3 +117,35 @@ def test_regen_override_is_remembered_and_cli_prints_it(
     row = next(line for line in printed.splitlines() if line.startswith("| word | Footnote |"))
     assert "| 99 |" in row
     assert cli(["coverage", str(tmp_path / "nothing")]) == 2
+
+
+def _table(text: str, heading: str) -> dict[tuple[str, str], list[str]]:
+    """The rows of the Markdown table under `heading`, keyed by (app, category)."""
+    section = text.split(heading, 1)[1]
+    rows = {}
+    for line in section.splitlines():
+        cells = [part.strip() for part in line.strip().strip("|").split("|")]
+        if line.startswith("| ") and len(cells) > 2 and cells[0] not in {"app", "---"}:
+            rows[(cells[0], cells[1])] = cells[2:]
+        elif rows and not line.startswith("|"):
+            break
+    return rows
+
+
+def test_corpus_md_counts_the_artifacts_coverage_md_counts(run: Path) -> None:
+    corpus_rows = _table((run / "corpus.md").read_text(), "## Coverage")
+    coverage_rows = _table((run / "coverage.md").read_text(), "# Coverage")
+    store = open_store(run)
+    try:
+        documents = store.snapshot().documents
+    finally:
+        store.close()
+    assert "Counted from the extracted documents" in (run / "corpus.md").read_text()
+    assert corpus_rows and set(corpus_rows) <= set(coverage_rows)
+    for (app, category), (files, elements, _status) in corpus_rows.items():
+        holders = [
+            d for d in documents if d.app == app and any(a.category == category for a in d.artifacts)
+        ]
+        assert int(elements) == int(coverage_rows[(app, category)][0]), (app, category)
+        assert int(files) == len(holders), (app, category)
+    assert any(int(row[1]) for row in corpus_rows.values())
