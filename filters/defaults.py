@@ -29,8 +29,15 @@ DEFAULT_ANSWERS: dict[str, frozenset[str]] = {
     "chart-type": frozenset({"clustered column chart", "clustered column"}),
     "table-style": frozenset({"TableStyleMedium2", "Table Style Medium 2"}),
     "metadata-PresentationFormat": frozenset(
-        {"on-screen show (4:3)", "on-screen show 4:3", "widescreen"}
+        {
+            "on-screen show (4:3)",
+            "on-screen show 4:3",
+            "on-screen show (16:9)",
+            "on-screen show 16:9",
+            "widescreen",
+        }
     ),
+    "metadata-Company": frozenset({"microsoft", "microsoft corporation"}),
     "metadata-Template": frozenset({"normal", "normal.dotm", "normal.dot"}),
     "pivot-aggregation": frozenset({"sum"}),
 }
@@ -50,13 +57,9 @@ DEFAULT_BODY_FONTS = frozenset({"times new roman", "calibri", "aptos", "liberati
 DEFAULT_HEADING_FONTS = frozenset({"calibri light", "cambria", "aptos display"})
 FONT_TYPES = frozenset({"font-body", "font-typeface", "font-span"})
 
-# The data a freshly inserted Office chart holds (Series 1-3 over Category 1-4).
-SAMPLE_CHART_SERIES: tuple[tuple[float, ...], ...] = (
-    (4.3, 2.5, 3.5, 4.5),
-    (2.4, 4.4, 1.8, 2.8),
-    (2.0, 2.0, 3.0, 5.0),
-)
-SAMPLE_CHART_NAME = re.compile(r"^(series|category)\s*\d+$")
+# Names from a freshly inserted Office chart's sample data (Series 1-3 over Category 1-4,
+# a pie's 1st-4th Qtr); a chart still holding that data is marked by its parser.
+SAMPLE_CHART_NAME = re.compile(r"^(series|category)\s*\d+$|^[1-4](st|nd|rd|th) qtr$")
 
 # Names Office or add-ins keep for themselves, and references that broke (a name or a
 # reference to a deleted range, "Sheet1!#REF!"; an error value a formula holds on purpose,

@@ -323,31 +323,15 @@ def _default_font(document: Document, candidate: Candidate, value: str) -> Findi
 def sample_chart_data(
     _: Document, artifact: Artifact | None, candidate: Candidate
 ) -> Finding | None:
+    """A name from an inserted chart's sample data, or any question on a chart that still
+    holds that data (a placeholder the author never replaced: its title, type and values say
+    nothing about the file)."""
     value = normalize(candidate.probe.value)
     if defaults.SAMPLE_CHART_NAME.match(value):
         return candidate.probe.value, "a name from a freshly inserted chart's sample data"
-    if artifact is None or artifact.category != "Chart" or not _holds_sample(artifact):
+    if artifact is None or artifact.category != "Chart" or not artifact.facts.get("sample_data"):
         return None
-    number = _number(candidate.probe.value)
-    samples = {point for row in defaults.SAMPLE_CHART_SERIES for point in row}
-    if number is not None and number in samples:
-        return candidate.probe.value, "a value from a freshly inserted chart's sample data"
-    return None
-
-
-def _holds_sample(artifact: Artifact) -> bool:
-    for series in artifact.facts.get("series", []):
-        values = tuple(_number(str(v)) for v in series.get("values", [])[:4])
-        if values in defaults.SAMPLE_CHART_SERIES:
-            return True
-    return False
-
-
-def _number(text: str) -> float | None:
-    try:
-        return float(text.strip())
-    except ValueError:
-        return None
+    return candidate.probe.value, "a chart that still holds a freshly inserted chart's sample data"
 
 
 RULES: tuple[Callable[[Document, Artifact | None, Candidate], Finding | None], ...] = (

@@ -13,6 +13,7 @@ from typing import Any
 from lxml import etree
 
 from extractors.ooxml.numfmt import format_value
+from extractors.ooxml.sample_chart import holds_sample_data
 from fidelity.core.xmlsafe import Package
 
 C = "http://schemas.openxmlformats.org/drawingml/2006/chart"
@@ -365,6 +366,7 @@ def parse_chart(package: Package, part: str) -> dict[str, Any]:
         axes=_axes(plot_area, groups) if plot_area is not None else [],
         data_labels=labels,
         style=_val(root, "c:style"),
+        sample_data=holds_sample_data(series),
     )
     return facts
 
@@ -434,6 +436,7 @@ def _parse_chartex(root: etree._Element, part: str) -> dict[str, Any]:
             ),
         },
         "data_labels": [],
+        "sample_data": holds_sample_data(series),
         "note": "chartEx chart: axis titles and data labels are not read",
     }
 

@@ -823,29 +823,12 @@ PLACEHOLDER_TITLE_WORDS = frozenset(
     "chart title text diagrammtitel diagrammtitle titre du graphique título del gráfico "
     "titolo grafico название диаграммы".split()
 )
-# The series and category names a new chart's sample data carries, in Office's languages
-# ("Series 1", "Ряд 2", "Столбец1", "Reihe 3"; "Category 1", "Категория 2", "Kategorie 3").
-DEFAULT_SERIES = re.compile(
-    r"^(Series|Column|Ряд|Столбец|Reihe|Datenreihe|Spalte|Série|Serie|Colonne|Columna|Colonna"
-    r"|Seria|Kolumna|Sarja|系列|계열) ?\d+$",
-    re.I,
-)
-DEFAULT_CATEGORY = re.compile(
-    r"^(Category|Категория|Kategorie|Catégorie|Categoría|Categoria|Kategoria|Categorie|Luokka"
-    r"|分类|類別|항목) ?\d+$",
-    re.I,
-)
 
 
 def sample_data(facts: dict) -> bool:
-    """True for the data Office fills a freshly inserted chart with ('Series 1' over
-    'Category 1'…): nothing about it is the author's."""
-    series = facts.get("series", [])
-    return bool(series) and all(
-        DEFAULT_SERIES.match(str(s.get("name") or ""))
-        and all(DEFAULT_CATEGORY.match(str(c)) for c in s.get("categories", []) if c)
-        for s in series
-    )
+    """True for a chart that still holds the data Office fills a freshly inserted chart
+    with (the chart parser's `sample_data`): nothing about it is the author's."""
+    return bool(facts.get("sample_data"))
 
 
 def _chart_place(document: Document, artifact: Artifact) -> str | None:

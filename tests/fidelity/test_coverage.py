@@ -144,7 +144,9 @@ def test_corpus_md_counts_the_artifacts_coverage_md_counts(run: Path) -> None:
     assert corpus_rows and set(corpus_rows) <= set(coverage_rows)
     for (app, category), (files, elements, _status) in corpus_rows.items():
         holders = [
-            d for d in documents if d.app == app and any(a.category == category for a in d.artifacts)
+            d
+            for d in documents
+            if d.app == app and any(a.category == category for a in d.artifacts)
         ]
         assert int(elements) == int(coverage_rows[(app, category)][0]), (app, category)
         assert int(files) == len(holders), (app, category)

@@ -121,7 +121,12 @@ def test_codes_and_scale_points_are_not_added_up(tmp_path: Path) -> None:
 # -- charts ------------------------------------------------------------------------------
 
 
-def chart_deck(path: Path, series: dict[str, tuple[float, ...]], categories: list[str]) -> Path:
+def chart_deck(
+    path: Path,
+    series: dict[str, tuple[float, ...]],
+    categories: list[str],
+    kind: XL_CHART_TYPE = XL_CHART_TYPE.COLUMN_CLUSTERED,
+) -> Path:
     deck = Presentation()
     slide = deck.slides.add_slide(deck.slide_layouts[5])
     slide.shapes.title.text = "Harvest by orchard"
@@ -129,9 +134,7 @@ def chart_deck(path: Path, series: dict[str, tuple[float, ...]], categories: lis
     data.categories = categories
     for name, values in series.items():
         data.add_series(name, values)
-    slide.shapes.add_chart(
-        XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(1.5), Inches(8), Inches(5), data
-    )
+    slide.shapes.add_chart(kind, Inches(1), Inches(1.5), Inches(8), Inches(5), data)
     deck.save(path)
     return path
 
@@ -177,6 +180,19 @@ def test_a_chart_of_localized_sample_data_is_not_asked(tmp_path: Path) -> None:
     path = chart_deck(tmp_path / "sample.pptx", series, categories)
     asked = {c.question_type for c in generate(load(path, tmp_path))}
     assert not asked & {"chart-second", "chart-difference", "chart-value", "chart-extreme"}
+
+
+def test_a_pie_of_powerpoints_sample_sales_is_not_asked(tmp_path: Path) -> None:
+    series = {"Sales": (8.2, 3.2, 1.4, 1.2)}
+    categories = ["1st Qtr", "2nd Qtr", "3rd Qtr", "4th Qtr"]
+    path = chart_deck(tmp_path / "pie.pptx", series, categories, XL_CHART_TYPE.PIE)
+    document = load(path, tmp_path)
+    (chart,) = [a for a in document.artifacts if a.kind == "chart"]
+    assert chart.facts["sample_data"] is True
+    assert not [c for c in generate(document) if c.category == "Chart"]
+    edited = chart_deck(tmp_path / "edited.pptx", {"Sales": (8.2, 3.2, 1.4, 9.9)}, categories)
+    (own,) = [a for a in load(edited, tmp_path).artifacts if a.kind == "chart"]
+    assert own.facts["sample_data"] is False
 
 
 # -- sections and speaker notes ----------------------------------------------------------
