@@ -57,6 +57,12 @@ DEFAULT_BODY_FONTS = frozenset({"times new roman", "calibri", "aptos", "liberati
 DEFAULT_HEADING_FONTS = frozenset({"calibri light", "cambria", "aptos display"})
 FONT_TYPES = frozenset({"font-body", "font-typeface", "font-span"})
 
+# What a conversion to OOXML (LibreOffice, for .doc, .xls and .ppt) writes itself: layout
+# names, the document-default and theme fonts, table styles; and the typefaces it falls back
+# to where the original names none. Asked of a converted file, they describe the converter.
+CONVERSION_WRITTEN_TYPES = frozenset({"slide-layout", "font-body", "font-heading", "table-style"})
+CONVERSION_FONTS = re.compile(r"^(dejavu|liberation|opensymbol|noto)\b", re.IGNORECASE)
+
 # Names from a freshly inserted Office chart's sample data (Series 1-3 over Category 1-4,
 # a pie's 1st-4th Qtr); a chart still holding that data is marked by its parser.
 SAMPLE_CHART_NAME = re.compile(r"^(series|category)\s*\d+$|^[1-4](st|nd|rd|th) qtr$")

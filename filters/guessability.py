@@ -334,6 +334,21 @@ def sample_chart_data(
     return candidate.probe.value, "a chart that still holds a freshly inserted chart's sample data"
 
 
+def written_by_conversion(
+    document: Document, _: Artifact | None, candidate: Candidate
+) -> Finding | None:
+    """A layout name, default or theme font or table style of a converted legacy file, or a
+    typeface the converter fell back to: the conversion wrote it, the author did not."""
+    if not document.converted_from:
+        return None
+    value = candidate.probe.value.strip()
+    if candidate.question_type in defaults.CONVERSION_WRITTEN_TYPES or (
+        candidate.question_type in defaults.FONT_TYPES and defaults.CONVERSION_FONTS.match(value)
+    ):
+        return value, f"written by the conversion from {document.converted_from}, not the author"
+    return None
+
+
 RULES: tuple[Callable[[Document, Artifact | None, Candidate], Finding | None], ...] = (
     system_name,
     identifier,
@@ -348,4 +363,5 @@ RULES: tuple[Callable[[Document, Artifact | None, Candidate], Finding | None], .
     automatic_alt_text,
     application_default,
     sample_chart_data,
+    written_by_conversion,
 )

@@ -678,3 +678,37 @@ def test_a_converted_decks_properties_come_from_the_original(
     document = extract(corpus / "powerpoint" / "bug60993.pptx", document, tmp_path / "media")
     created = [a.facts["value"] for a in document.artifacts if a.facts.get("key") == "created"]
     assert created == ([expected] if expected else [])
+
+
+def test_what_a_conversion_writes_is_not_asked_of_a_converted_file(tmp_path: Path) -> None:
+    made = docx.Document()
+    made.add_heading("Harbour inspection notes", 1)
+    for start, span, font, end in (
+        ("The northern pier has ", "three cracked pilings", "DejaVu Sans", " to replace soon."),
+        ("The southern pier was painted ", "marine blue enamel", "Georgia", " last summer."),
+    ):
+        paragraph = made.add_paragraph(start)
+        paragraph.add_run(span).font.name = font
+        paragraph.add_run(end)
+    path = saved(made, tmp_path, "harbour.docx")
+
+    def verdicts(converted_from: str | None) -> dict[str, str]:
+        document = Document(
+            sha256="6" * 64,
+            app="word",
+            format="docx",
+            source=str(path),
+            converted_from=converted_from,
+        )
+        document = extract(path, document, tmp_path / "media" / str(converted_from))
+        return {
+            c.probe.value: guessability.check(document, c).verdict
+            for c in generate(document)
+            if c.question_type in ("font-body", "font-span")
+        }
+
+    converted = verdicts("doc")
+    assert converted["DejaVu Sans"] == "fail" and converted["Georgia"] == "pass"
+    body = [value for value in converted if value not in ("DejaVu Sans", "Georgia")]
+    assert body and all(converted[value] == "fail" for value in body)  # the default style
+    assert set(verdicts(None).values()) == {"pass"}
