@@ -74,6 +74,9 @@ SYSTEM_NAME = re.compile(
     r"_xlnm\.|\bZ_[0-9A-F_]{8,}_?[._]wvu[._]|__123Graph|[\w'\]]!#REF!|^#REF!$|_FilterDatabase",
     re.IGNORECASE,
 )
+# A reference to another workbook by the index of its external-link part ("=[1]Rates!B2",
+# "'[2]Q3 plan'!A1"): Excel shows the workbook's file name there, never the index.
+EXTERNAL_INDEX = re.compile(r"(?:^|[=(,;:+\-*/&^<> '!])'?\[\d+\][^\]\s]")
 # Identifiers nobody reads: GUIDs, long hex strings, build and version numbers.
 GUID = re.compile(r"\b[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}\b", re.I)
 LONG_HEX = re.compile(r"^(0x)?(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{12,}(_\d+)?$", re.I)

@@ -74,6 +74,15 @@ def system_name(_: Document, __: Artifact | None, candidate: Candidate) -> Findi
     return None
 
 
+def external_index(_: Document, __: Artifact | None, candidate: Candidate) -> Finding | None:
+    """A formula or name that reaches another workbook by its link index ('[1]Rates!B2'):
+    the reader sees the workbook's file name instead, so the answer quotes what no one reads."""
+    for text in (candidate.probe.value, *candidate.answer):
+        if found := defaults.EXTERNAL_INDEX.search(text):
+            return found.group(0).strip(), "names another workbook by its internal link index"
+    return None
+
+
 def identifier(_: Document, artifact: Artifact | None, candidate: Candidate) -> Finding | None:
     value = candidate.probe.value.strip()
     for text in (candidate.question, value):
@@ -351,6 +360,7 @@ def written_by_conversion(
 
 RULES: tuple[Callable[[Document, Artifact | None, Candidate], Finding | None], ...] = (
     system_name,
+    external_index,
     identifier,
     in_question,
     self_named,

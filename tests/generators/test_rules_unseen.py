@@ -712,3 +712,18 @@ def test_what_a_conversion_writes_is_not_asked_of_a_converted_file(tmp_path: Pat
     body = [value for value in converted if value not in ("DejaVu Sans", "Georgia")]
     assert body and all(converted[value] == "fail" for value in body)  # the default style
     assert set(verdicts(None).values()) == {"pass"}
+
+
+def test_a_formula_reaching_another_workbook_by_link_index_is_not_asked(tmp_path: Path) -> None:
+    book = Workbook()
+    sheet = book.active
+    sheet["A1"], sheet["B1"] = "Rate", "=[1]Rates!B2*1.2"
+    sheet["A2"], sheet["B2"] = "Local", "=B1*2"
+    path = saved(book, tmp_path, "linked.xlsx")
+    document = Document(sha256="7" * 64, app="excel", format="xlsx", source=str(path))
+    document = extract(path, document, tmp_path / "media" / "linked")
+    verdicts = {
+        c.probe.value: guessability.check(document, c).verdict
+        for c in of_type(generate(document), "formula-text")
+    }
+    assert verdicts == {"=[1]Rates!B2*1.2": "fail", "=B1*2": "pass"}
