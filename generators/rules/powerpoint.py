@@ -12,7 +12,7 @@ import re
 
 from fidelity.core.document import Artifact, Candidate, Document
 from fidelity.core.office_names import LAYOUT_NAMES, PRESET_NAMES
-from fidelity.core.text import normalize
+from fidelity.core.text import content_tokens, normalize
 from generators.draft import candidate, quote
 from generators.rules.common import (
     CLOZE_SENTENCE,
@@ -295,6 +295,8 @@ def hyperlink(document: Document, artifact: Artifact) -> list[Candidate]:
         normalize(text) in normalize(target) or normalize(target) in normalize(text)
     ):
         return []
+    if facts.get("link_kind") == "slide" and _names_slide(document, facts["target_slide"], text):
+        return []  # "Budget overview" jumps to the slide titled so: the title gives it away
     if facts.get("link_kind") == "slide" and text:
         question = f"Which slide does the link on “{quote(text, 60)}” (slide {slide}) jump to?"
         answer = f"It jumps to {target}."
@@ -323,6 +325,13 @@ def hyperlink(document: Document, artifact: Artifact) -> list[Candidate]:
             anchor=anchor,
         )
     ]
+
+
+def _names_slide(document: Document, slide: int | None, text: str) -> bool:
+    """The link's words are the target slide's title words, or the title's are the link's."""
+    title = set(content_tokens(_slide_title(document, slide))) if slide else set()
+    words = set(content_tokens(text))
+    return bool(title and words) and (words <= title or title <= words)
 
 
 def text_highlight(document: Document, artifact: Artifact) -> list[Candidate]:

@@ -279,3 +279,27 @@ def test_a_run_cut_out_of_a_word_is_not_asked_for_its_language(tmp_path: Path) -
     quoted = {c.question for c in of_type(said, "run-language")}
     assert any("“Guten Morgen”" in q for q in quoted)
     assert not any("eduction" in q for q in quoted)
+
+
+def test_a_link_named_by_its_target_slides_title_is_not_asked(tmp_path: Path) -> None:
+    from pptx.opc.constants import RELATIONSHIP_TYPE
+    from pptx.oxml.ns import qn
+
+    made = Presentation()
+    start = made.slides.add_slide(made.slide_layouts[5])
+    start.shapes.title.text = "Contents"
+    target = made.slides.add_slide(made.slide_layouts[5])
+    target.shapes.title.text = "Budget overview"
+    box = start.shapes.add_textbox(Inches(1), Inches(2), Inches(6), Inches(2)).text_frame
+    box.text = "Budget overview"
+    box.add_paragraph().text = "See the numbers"
+    rel = start.part.relate_to(target.part, RELATIONSHIP_TYPE.SLIDE)
+    for paragraph in box.paragraphs:
+        link = paragraph.runs[0]._r.get_or_add_rPr().add_hlinkClick(rel)
+        link.set("action", "ppaction://hlinksldjump")
+        assert link.get(qn("r:id")) == rel
+    path = tmp_path / "links.pptx"
+    made.save(path)
+    _, said = asked(path, tmp_path)
+    (link,) = of_type(said, "hyperlink-slide")
+    assert "See the numbers" in link.question and link.probe.value == "slide 2"
