@@ -727,3 +727,23 @@ def test_a_formula_reaching_another_workbook_by_link_index_is_not_asked(tmp_path
         for c in of_type(generate(document), "formula-text")
     }
     assert verdicts == {"=[1]Rates!B2*1.2": "fail", "=B1*2": "pass"}
+
+
+def test_a_question_another_answer_states_in_full_is_not_asked_too(tmp_path: Path) -> None:
+    book = Workbook()
+    book.active.title = "Summary"
+    book.active["A1"], book.active["B1"] = "Total rent", "='Rent ledger'!C9"
+    ledger = book.create_sheet("Rent ledger")
+    ledger["C9"] = 1250
+    asked = {
+        c.question_type: c.probe.value
+        for c in generate(extract_saved(book, tmp_path, "restated.xlsx"))
+        if c.question_type.startswith("formula")
+    }
+    assert asked == {"formula-text": "='Rent ledger'!C9"}
+
+
+def extract_saved(book: Workbook, tmp_path: Path, name: str) -> Document:
+    path = saved(book, tmp_path, name)
+    document = Document(sha256="8" * 64, app="excel", format="xlsx", source=str(path))
+    return extract(path, document, tmp_path / "media" / path.stem)
