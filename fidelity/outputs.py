@@ -3,12 +3,12 @@ funnel, quality, report."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from fidelity import coverage, funnel, quality
+from fidelity.core.atomic import write_jsonl
 from fidelity.core.config import CoverageConfig
 from fidelity.core.document import Candidate, Decision
 from fidelity.core.gc_pause import collector_paused
@@ -45,14 +45,6 @@ def candidate_row(
         "status": status,
         "checks": [decision.model_dump(exclude={"candidate_id"}) for decision in decisions],
     }
-
-
-def _write_jsonl(path: Path, rows: list[JsonRow]) -> None:
-    tmp = path.with_suffix(".tmp")
-    with tmp.open("w") as handle:
-        for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
-    tmp.replace(path)
 
 
 def question_rows(run: RunSnapshot) -> tuple[list[JsonRow], list[JsonRow], list[JsonRow]]:
@@ -105,10 +97,10 @@ def write_run_files(
         }
         for entry in run.files_with_status("skipped")
     ]
-    _write_jsonl(out / "questions.jsonl", accepted)
-    _write_jsonl(out / "rejected.jsonl", rejected)
-    _write_jsonl(out / "incomplete.jsonl", incomplete)
-    _write_jsonl(out / "skipped.jsonl", skipped)
+    write_jsonl(out / "questions.jsonl", accepted, sort_keys=True)
+    write_jsonl(out / "rejected.jsonl", rejected, sort_keys=True)
+    write_jsonl(out / "incomplete.jsonl", incomplete, sort_keys=True)
+    write_jsonl(out / "skipped.jsonl", skipped, sort_keys=True)
     (out / "coverage.md").write_text(coverage.markdown(run, targets or CoverageConfig()))
     if corpus is not None:
         write_corpus_md(corpus, out, coverage.extracted_counts(run, targets or CoverageConfig()))

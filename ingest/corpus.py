@@ -10,7 +10,6 @@ and `out/ingest/comparisons.jsonl` (every ranking comparison, with the judge).
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import nullcontext
@@ -18,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from fidelity.core.atomic import write_jsonl, write_text
 from fidelity.core.config import Config
 from fidelity.core.executor import MEMORY, Failure, failure_of
 from fidelity.core.hashing import file_sha256
@@ -197,8 +197,8 @@ def write_corpus(corpus: Corpus, out: Path) -> None:
     for row in rows:
         if row["converted_from"] and row["ooxml"]:
             row["ooxml"] = os.path.relpath(os.path.abspath(row["ooxml"]), os.path.abspath(out))
-    _write_lines(out / CORPUS_JSONL, rows)
-    _write_lines(out / COMPARISONS, corpus.ranking.comparisons)
+    write_jsonl(out / CORPUS_JSONL, rows, sort_keys=True)
+    write_jsonl(out / COMPARISONS, corpus.ranking.comparisons, sort_keys=True)
     write_corpus_md(corpus, out)
 
 
@@ -208,13 +208,4 @@ def write_corpus_md(
     """corpus.md; after extraction, `extracted` gives its coverage table the artifacts'
     (files, count) per (app, category), the counts coverage.md shows."""
     text = corpus_markdown(corpus.records, corpus.ranking, corpus.settings, extracted)
-    (out / CORPUS_MD).write_text(text)
-
-
-def _write_lines(path: Path, rows: list[dict[str, Any]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".tmp")
-    with temporary.open("w") as handle:
-        for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
-    temporary.replace(path)
+    write_text(out / CORPUS_MD, text)

@@ -10,6 +10,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from fidelity.core.atomic import write_text
 from fidelity.core.config import CoverageConfig
 from fidelity.core.gc_pause import collector_paused
 from fidelity.core.run_snapshot import RunSnapshot
@@ -78,8 +79,6 @@ def write_report(
 ) -> Path:
     """Write OUT/report.html (atomically) and return its path."""
     path = out / REPORT_NAME
-    tmp = path.with_suffix(".tmp")
     with collector_paused():  # until the snapshot and the page's tables are freed
-        tmp.write_text(render(run, out, targets or CoverageConfig()), encoding="utf-8")
-    tmp.replace(path)
+        write_text(path, render(run, out, targets or CoverageConfig()))
     return path

@@ -15,13 +15,13 @@ import json
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+from fidelity.core.atomic import write_jsonl, write_text
 from fidelity.core.config import Config
 from fidelity.core.store import open_store
 from fidelity.review import curated, formats
 from fidelity.review.agreement import FieldAgreement, agreement
 from fidelity.review.calibration import Calibration, calibrate
 from fidelity.review.dataset import build_rows
-from fidelity.review.files import write_jsonl, write_text
 from fidelity.review.items import HandItem
 from fidelity.review.labels import ADJUDICATION, ANSWER_FIELDS, REVIEW, Label, ReviewFileError
 from fidelity.review.resolve import Resolution, resolve

@@ -10,7 +10,7 @@ import openpyxl
 import pytest
 
 from fidelity.cli import main as cli
-from fidelity.review.files import replacing, write_jsonl
+from fidelity.core.atomic import replacing, write_jsonl
 from tests.support.review_support import FILL, build_run, fill_jsonl, tasks_of
 
 pytestmark = pytest.mark.slow  # whole builds: not in make test-quick

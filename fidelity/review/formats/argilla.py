@@ -15,7 +15,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from fidelity.review.files import write_json
+from fidelity.core.atomic import write_json
 from fidelity.review.items import HandItem
 from fidelity.review.labels import REVIEW, Checker, Label, describe, load_json
 from fidelity.review.tasks import Task, data_uri, image_path

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from fidelity.review.files import replacing
+from fidelity.core.atomic import replacing
 from fidelity.review.items import HandItem, parse_item
 from fidelity.review.labels import (
     ADJUDICATION,

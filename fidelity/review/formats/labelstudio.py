@@ -18,7 +18,7 @@ import html
 from pathlib import Path
 from typing import Any
 
-from fidelity.review.files import write_json, write_text
+from fidelity.core.atomic import write_json, write_text
 from fidelity.review.items import HandItem
 from fidelity.review.labels import Checker, Label, describe, load_json
 from fidelity.review.tasks import Task, data_uri, image_path

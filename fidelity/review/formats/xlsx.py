@@ -30,7 +30,7 @@ from openpyxl.utils.exceptions import InvalidFileException
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.worksheet import Worksheet
 
-from fidelity.review.files import replacing
+from fidelity.core.atomic import replacing
 from fidelity.review.formats.xlsx_print import (
     column_pixels,
     place_picture,

@@ -1,11 +1,14 @@
-"""Atomic writes for review files: written to a temporary file beside the target, then renamed."""
+"""Atomic file writes: written to a temporary file beside the target, then renamed over it.
+
+Every output a run writes (questions.jsonl, corpus files, report.html, review files) goes
+through here, so a crash mid-write leaves the earlier file whole."""
 
 from __future__ import annotations
 
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -44,6 +47,8 @@ def write_json(path: Path, data: Any) -> None:
     write_text(path, json.dumps(data, ensure_ascii=False, indent=1))
 
 
-def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+def write_jsonl(path: Path, rows: Iterable[dict[str, Any]], *, sort_keys: bool = False) -> None:
     """One JSON object per line."""
-    write_text(path, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+    with replacing(path) as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False, sort_keys=sort_keys) + "\n")
