@@ -18,6 +18,7 @@ from fidelity.core.document import Candidate, Decision, Document
 from fidelity.core.store import RunStore
 from fidelity.core.views import View, view_context
 from fidelity.replay import replay_file
+from filters.chain import ABLATION
 
 DIFF_LINES = 12
 SHOWN_CHARS = 160
@@ -48,7 +49,7 @@ def explain(
         _candidate(say, candidate, status, document)
         for decision in store.decisions(candidate.id):
             _decision(say, store, decision)
-            if diff and decision.check.startswith("ablation:"):
+            if diff and ABLATION.owns(decision.check):
                 if decision.context_hash not in diffs:
                     diffs[decision.context_hash] = removed(
                         full, store.context(decision.context_hash)

@@ -16,14 +16,17 @@ from fidelity.core.apps import TAXONOMY
 from fidelity.core.mappings import get_or_make
 from fidelity.core.run_snapshot import RunSnapshot
 from fidelity.core.store import RunStore, snapshot_of
-from filters import answerable, dedup, grading, guessability
+from filters.chain import ABLATION, CHAIN
+from filters.chain import stage_of as chain_stage
 
-STAGES = (guessability.CHECK, "no-context", "ablation", answerable.PREFIX, "grade", "dedup")
+STAGES = tuple(stage.name for stage in CHAIN)
 LEAKAGE = "lexical-leakage"
 
 
 def stage_of(check: str) -> str:
-    return check.split(":")[0]
+    """The chain stage a check name belongs to (its prefix for a name the chain lacks)."""
+    stage = chain_stage(check)
+    return stage.name if stage is not None else check.split(":")[0]
 
 
 @dataclass
@@ -82,7 +85,7 @@ def funnel_of(snapshot: RunSnapshot) -> Funnel:
             row.unverified += status == "unverified"
             row.incomplete += status == "incomplete"
         for decision in snapshot.decisions_of(candidate.id):
-            if not decision.check.startswith("ablation:"):
+            if not ABLATION.owns(decision.check):
                 continue
             if decision.verdict == "fail":
                 funnel.views[decision.view.split(":")[0]] += 1
@@ -131,10 +134,10 @@ def _line(label: str, row: Row) -> str:
 
 def markdown(funnel: Funnel, mode: str) -> str:
     header = [
-        f"| | candidates | after {guessability.CHECK} | after no-context | after ablation | "
-        f"after {answerable.PREFIX} | after {grading.CHECK} | after {dedup.CHECK} | kept | "
-        "unverified | incomplete |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| | candidates | "
+        + "".join(f"after {name} | " for name in STAGES)
+        + "kept | unverified | incomplete |",
+        "|---|---:|" + "---:|" * len(STAGES) + "---:|---:|---:|",
     ]
     offline = (
         " The no-context, answerable and grading checks need a model: offline they drop nothing."

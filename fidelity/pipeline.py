@@ -30,6 +30,7 @@ from fidelity.outputs import write_outputs
 from fidelity.retry import remember_failed_drafts, retry_generation, retry_incomplete
 from fidelity.stages import Stages, filter_candidates, model_filters, model_stages
 from filters import dedup, grading
+from filters.chain import DEDUP
 from filters.groundedness import Outcome
 from ingest.analyze import FileRecord
 from ingest.corpus import ingest_corpus
@@ -185,7 +186,7 @@ def dedup_decisions(store: RunStore, scope: str) -> list[Decision]:
     live = [
         c
         for c, status, by, _ in store.candidates()
-        if status in KEPT_STATUSES or status == "rejected" and by == dedup.CHECK
+        if status in KEPT_STATUSES or status == "rejected" and by == DEDUP.name
     ]
     grades = {c.id: sum(grading.scores(store.decisions(c.id)).values()) for c in live}
     same = dedup.same_file_or_answer if scope == "run" else None
@@ -201,12 +202,12 @@ def dedup_decisions(store: RunStore, scope: str) -> list[Decision]:
 
 def run_dedup(store: RunStore, config: Config) -> None:
     with store.transaction():
-        store.reset_run_wide(dedup.CHECK)
+        store.reset_run_wide(DEDUP.name)
         scope = dedup_scope(store, config)
         store.set_meta("dedup_scope", scope)  # a replay de-duplicates the same way
         for decision in dedup_decisions(store, scope):
             store.add_decision(decision)
-            store.set_status(decision.candidate_id, "rejected", dedup.CHECK, decision.reason)
+            store.set_status(decision.candidate_id, "rejected", DEDUP.name, decision.reason)
 
 
 def default_stages(config: Config, store: RunStore, out: Path) -> tuple[Stages, LLMClient | None]:

@@ -20,7 +20,7 @@ from fidelity.core.document import KEPT_STATUSES, Candidate
 from fidelity.core.mappings import get_or_make
 from fidelity.core.run_snapshot import RunSnapshot
 from fidelity.core.store import RunStore, snapshot_of
-from filters import answerable, dedup, guessability
+from filters.chain import ANSWERABLE, DEDUP, GUESSABLE
 
 SEED = 12
 PER_CELL = 2
@@ -28,12 +28,12 @@ TOP = 5
 SCORES = ("correct_complete", "grounded", "unambiguous", "worth_asking", "notes")
 SAMPLE_COLUMNS = ("id", "app", "category", "file", "locator", "question", "answer", *SCORES)
 AMBIGUOUS = "ambiguous"
-CHECKS = (guessability.CHECK, AMBIGUOUS, answerable.PREFIX)
+CHECKS = (GUESSABLE.name, AMBIGUOUS, ANSWERABLE.name)
 # What a removal by each check means, in words ("26 guessable" alone reads as 26 that passed).
 REMOVED_AS = {
-    guessability.CHECK: "guessable",
+    GUESSABLE.name: "guessable",
     AMBIGUOUS: "ambiguous",
-    answerable.PREFIX: "not answerable",
+    ANSWERABLE.name: "not answerable",
 }
 
 _QUOTED = re.compile(r"“[^”]*”|‘[^’]*’|'[^']*'|\"[^\"]*\"|\[[^\]]*\]")
@@ -51,11 +51,11 @@ def template(question: str) -> str:
 
 def removed_by(rejected_by: str, reason: str) -> str:
     """Which curator-grade check removed a candidate ('' for any other check)."""
-    if rejected_by == guessability.CHECK:
-        return guessability.CHECK
-    if rejected_by.startswith(answerable.PREFIX):
-        return answerable.PREFIX
-    if rejected_by == dedup.CHECK and reason.startswith(AMBIGUOUS):
+    if GUESSABLE.owns(rejected_by):
+        return GUESSABLE.name
+    if ANSWERABLE.owns(rejected_by):
+        return ANSWERABLE.name
+    if DEDUP.owns(rejected_by) and reason.startswith(AMBIGUOUS):
         return AMBIGUOUS
     return ""
 
@@ -98,7 +98,7 @@ def quality_of(snapshot: RunSnapshot) -> Quality:
             check = removed_by(rejected_by, reason)
             if check:
                 cell.removed[check] += 1
-            if check == guessability.CHECK:
+            if check == GUESSABLE.name:
                 quality.guess_reasons[reason.split(": ", 1)[-1]] += 1
             continue
         if status not in KEPT_STATUSES:  # incomplete: not kept until a rerun runs its checks
@@ -171,9 +171,9 @@ def markdown(quality: Quality, sample_name: str, sampled: int) -> str:
         "# Question quality",
         "",
         "Candidates removed by each curator-grade check (QUALITY.md): "
-        f"`{guessability.CHECK}` (a default, giveaway, system name, identifier or automatic "
+        f"`{GUESSABLE.name}` (a default, giveaway, system name, identifier or automatic "
         f"alt text), `{AMBIGUOUS}` (the same question with different answers in one file, "
-        f"rejected by de-duplication), `{answerable.PREFIX}` (model mode: the file does not "
+        f"rejected by de-duplication), `{ANSWERABLE.name}` (model mode: the file does not "
         "give the reference answer).",
         "",
         "| application / category | candidates | " + " | ".join(CHECKS) + " | kept |",

@@ -18,7 +18,7 @@ from fidelity.core.document import Candidate, Decision
 from fidelity.core.llm import LLMClient
 from fidelity.core.store import RunStore
 from fidelity.pipeline import Stages, dedup_decisions, dedup_scope, filter_candidates, model_filters
-from filters import dedup
+from filters.chain import DEDUP
 
 COMPARED = ("check", "view", "context_hash", "answered", "match", "verdict", "model_call")
 
@@ -111,7 +111,7 @@ def _contexts(
     """The stored context text of each check must be the text the replay showed."""
     out = []
     for decision in recorded:
-        if decision.check == dedup.CHECK or decision.context_hash not in replayed:
+        if decision.check == DEDUP.name or decision.context_hash not in replayed:
             continue
         stored = store.context(decision.context_hash)
         if stored != replayed[decision.context_hash]:

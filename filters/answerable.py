@@ -13,7 +13,6 @@ from __future__ import annotations
 from fidelity.core.document import Artifact, Decision, Document
 from fidelity.core.views import View, deck_views
 
-PREFIX = "answerable"
 NOTES = "Slide Note"
 LAYOUT = frozenset(
     {"Position/Association/Grouping", "Shapes/Type & Color", "Tables/Cell color coding"}
@@ -35,10 +34,6 @@ def positive_views(document: Document, artifact: Artifact) -> list[View]:
         if renders:
             views.append(View(f"slide-image:{slide}", include_only=renders))
     return views
-
-
-def check_name(view: View) -> str:
-    return f"{PREFIX}:{view.name.split(':')[0]}"
 
 
 def positive(asked: Decision) -> Decision:

@@ -18,9 +18,9 @@ from fidelity.core.document import Candidate, Decision
 from fidelity.core.llm import ModelClient
 from fidelity.core.prompt import load
 from fidelity.core.views import ViewContext
+from filters.chain import NO_CONTEXT
 from filters.matching import Matcher
 
-NO_CONTEXT = "no-context"
 MAX_ANSWER_CHARS = 1000
 TRUNCATED = "\n\n[… the rest of the document is cut here: it is too long for one request …]"
 
@@ -52,7 +52,7 @@ class LLMAnswerer:
         return ViewContext(name=view.name, text=text, images=view.images)
 
     def check(self, candidate: Candidate, view: ViewContext, check: str) -> Decision:
-        if check == NO_CONTEXT:
+        if check == NO_CONTEXT.name:
             messages = self.without_context.messages(question=candidate.question)
         else:
             detail = self.client.settings.image_detail
@@ -74,7 +74,7 @@ class LLMAnswerer:
         answer: ReAnswer = reply.parsed
         said = " ".join(answer.answer.split())[:MAX_ANSWER_CHARS]
         if not answer.answerable:
-            where = "without any context" if check == NO_CONTEXT else "from this view"
+            where = "without any context" if check == NO_CONTEXT.name else "from this view"
             return Decision(
                 **base,
                 answered=said,
@@ -88,7 +88,7 @@ class LLMAnswerer:
         if match.matched is None:  # every judge call failed: a call to make again, not a verdict
             verdict, reason = "skipped", f"no usable judge answer ({match.reason})"
         elif match.matched:
-            where = "without any context" if check == NO_CONTEXT else "from this view"
+            where = "without any context" if check == NO_CONTEXT.name else "from this view"
             verdict, reason = "fail", f"the model answers correctly {where}: {match.reason}"
         else:
             verdict, reason = "pass", f"the model's answer is not the reference: {match.reason}"

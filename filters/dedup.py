@@ -24,8 +24,8 @@ from datasketch import MinHash, MinHashLSH
 from fidelity.core import minhash
 from fidelity.core.document import Candidate, Decision
 from fidelity.core.text import normalize, tokens
+from filters.chain import DEDUP
 
-CHECK = "dedup"
 NUMBER = re.compile(r"\d+")
 QUOTED = re.compile(r"“[^”]+”|'[^']+'")
 THRESHOLD = 0.8
@@ -81,7 +81,7 @@ def ambiguous(candidates: list[Candidate]) -> list[Decision]:
             decisions.append(
                 Decision(
                     candidate_id=candidate.id,
-                    check=CHECK,
+                    check=DEDUP.name,
                     view="questions",
                     context_hash="",
                     answered=",".join(others),
@@ -125,7 +125,7 @@ def deduplicate(
             decisions.append(
                 Decision(
                     candidate_id=candidate.id,
-                    check=CHECK,
+                    check=DEDUP.name,
                     view="questions",
                     context_hash="",
                     answered=survivor,

@@ -22,9 +22,9 @@ from fidelity.core.document import Artifact, Candidate, Decision, Document
 from fidelity.core.llm import ModelClient
 from fidelity.core.prompt import load
 from fidelity.core.views import PLACEHOLDER, ViewContext
+from filters.chain import GRADE
 from filters.groundedness import Mapper, Outcome
 
-CHECK = "grade"
 DIMENSIONS = ("clarity", "precision", "value")
 MAX_EVIDENCE_CHARS = 8000
 _SCORES = re.compile(r"(clarity|precision|value) (\d)")
@@ -66,7 +66,7 @@ def scores_text(grade: Grade) -> str:
 def scores(decisions: list[Decision]) -> dict[str, int]:
     """The grader's scores from a candidate's decisions ({} when it was not graded)."""
     for decision in decisions:
-        if decision.check == CHECK and decision.match.startswith("grader:"):
+        if decision.check == GRADE.name and decision.match.startswith("grader:"):
             return {name: int(value) for name, value in _SCORES.findall(decision.answered)}
     return {}
 
@@ -94,9 +94,9 @@ class Grader:
         for outcome, (decision, context) in zip(live, graded, strict=True):
             outcome.decisions.append((decision, context))
             if decision.verdict == "skipped":
-                outcome.miss(CHECK, decision.reason)
+                outcome.miss(GRADE.name, decision.reason)
             if decision.verdict == "fail":
-                outcome.reject(CHECK, decision.reason)
+                outcome.reject(GRADE.name, decision.reason)
 
     def grade(self, document: Document, candidate: Candidate) -> tuple[Decision, str]:
         """The grade decision and the exact element context the grader saw."""
@@ -116,7 +116,7 @@ class Grader:
         reply = self.client.complete("grader", messages, Grade, stage="grade")
         base: dict[str, Any] = {
             "candidate_id": candidate.id,
-            "check": CHECK,
+            "check": GRADE.name,
             "view": shown.name,
             "context_hash": shown.hash,
             "model_call": reply.record_id or None,

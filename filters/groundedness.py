@@ -1,23 +1,26 @@
 """Groundedness checks for a document's candidates: guessability, no-context, each ablation view.
 
-The offline guessability check (filters.guessability) runs first. On every view the
-cheap lexical leakage test runs before the model answerer (when one is configured),
-which is asked only where the leakage test did not already decide. In model mode the
-survivors must then be answerable from the file (filters.answerable).
-Each check becomes a Decision carrying the view, the context hash and the evidence.
+The per-file checks of the chain (filters.chain) run in order, each one a `Check` that
+says whether it applies and yields its Decisions; the first failing decision rejects the
+candidate. The offline guessability check runs first. On every view the cheap lexical
+leakage test runs before the model answerer (when one is configured), which is asked only
+where the leakage test did not already decide. In model mode the survivors must then be
+answerable from the file (filters.answerable). Each Decision carries the view, the context
+hash and the evidence.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
-from fidelity.core.document import Candidate, Decision, Document
+from fidelity.core.document import Artifact, Candidate, Decision, Document
 from fidelity.core.views import View, ViewContext, no_context, view_context
 from filters import answerable, guessability, leakage
 from filters.ablation import ablation_views, target_ids
+from filters.chain import ABLATION, ANSWERABLE, GUESSABLE, NO_CONTEXT, Stage
 from filters.elements import ElementIndex
 
 T = TypeVar("T")
@@ -103,89 +106,168 @@ def check_document(
     return run(lambda candidate: _check(document, candidate, views, answerer), candidates)
 
 
+@dataclass
+class Job:
+    """One candidate on its way through the per-file checks."""
+
+    document: Document
+    candidate: Candidate
+    views: ViewCache
+    answerer: Answerer | None
+    outcome: Outcome
+
+    @property
+    def artifact(self) -> Artifact:
+        return self.document.artifact(self.candidate.artifact_id)
+
+
+class Check(Protocol):
+    """A per-file check: its stage of the chain, whether it runs on a job, and its Decisions
+    (each with the context it was made on), in order."""
+
+    stage: Stage
+
+    def applies(self, job: Job) -> bool: ...
+
+    def run(self, job: Job) -> Iterator[tuple[Decision, str]]: ...
+
+
+class Guessable:
+    """Answers a reader gets without the file (filters.guessability), in every mode."""
+
+    stage = GUESSABLE
+
+    def applies(self, job: Job) -> bool:
+        return True
+
+    def run(self, job: Job) -> Iterator[tuple[Decision, str]]:
+        yield guessability.check(job.document, job.candidate), ""
+
+
+class NoContext:
+    """The question asked with no context at all; offline it is recorded as skipped."""
+
+    stage = NO_CONTEXT
+
+    def applies(self, job: Job) -> bool:
+        return True
+
+    def run(self, job: Job) -> Iterator[tuple[Decision, str]]:
+        empty = no_context()
+        if job.answerer is None:
+            yield (
+                Decision(
+                    candidate_id=job.candidate.id,
+                    check=self.stage.check_name(),
+                    view=empty.name,
+                    context_hash=empty.hash,
+                    answered="",
+                    match="none",
+                    verdict="skipped",
+                    reason="offline mode: testing memorisation needs a model",
+                ),
+                empty.text,
+            )
+            return
+        decision = job.answerer.check(job.candidate, empty, self.stage.check_name())
+        if decision.verdict == "skipped":
+            job.outcome.miss(decision.check, decision.reason)
+        yield decision, empty.text
+
+
+class Ablation:
+    """Every view with the target removed: the lexical leakage test, then the model where
+    the leakage test did not already fail the candidate."""
+
+    stage = ABLATION
+
+    def applies(self, job: Job) -> bool:
+        return True
+
+    def run(self, job: Job) -> Iterator[tuple[Decision, str]]:
+        document, candidate, views, answerer = job.document, job.candidate, job.views, job.answerer
+        artifact = job.artifact
+        related = target_ids(document, artifact)
+        for view in ablation_views(document, artifact):
+            rendered, view_lines = views.get(view)
+            check = self.stage.check_name(view.name)
+            result = leakage.test_elements(
+                view_lines,
+                candidate.probe,
+                artifact,
+                related,
+                views.elements,
+                view,
+                cloze=candidate.question_type.endswith("cloze"),
+                question=candidate.question,
+            )
+            decision = Decision(
+                candidate_id=candidate.id,
+                check=check,
+                view=view.name,
+                context_hash=rendered.hash,
+                answered=result.evidence,
+                match=leakage.MATCH,
+                verdict=result.verdict,
+                reason=result.reason,
+            )
+            context = rendered.text
+            if answerer is not None and result.verdict != "fail":
+                shown = answerer.shown(rendered)
+                asked = answerer.check(candidate, shown, check)
+                if asked.verdict != "skipped":  # the model decides; the lexical finding stays
+                    reason = f"{asked.reason}; lexical test: {decision.reason}"
+                    decision, context = asked.model_copy(update={"reason": reason}), shown.text
+                else:  # no usable model answer: the lexical verdict stands, with the reason
+                    job.outcome.miss(check, asked.reason)
+                    reason = f"{decision.reason}; {asked.reason}"
+                    decision = decision.model_copy(
+                        update={"reason": reason, "model_call": asked.model_call}
+                    )
+            yield decision, context
+
+
+class Answerable:
+    """Model mode: the file (and the target's own modality) must give the reference answer."""
+
+    stage = ANSWERABLE
+
+    def applies(self, job: Job) -> bool:
+        return job.answerer is not None
+
+    def run(self, job: Job) -> Iterator[tuple[Decision, str]]:
+        assert job.answerer is not None  # applies() holds
+        for view in answerable.positive_views(job.document, job.artifact):
+            shown = job.answerer.shown(job.views.get(view)[0])
+            asked = job.answerer.check(job.candidate, shown, self.stage.check_name(view.name))
+            if asked.verdict == "skipped":
+                job.outcome.miss(asked.check, asked.reason)
+            yield answerable.positive(asked), shown.text
+
+
+FILE_CHECKS: tuple[Check, ...] = (Guessable(), NoContext(), Ablation(), Answerable())
+
+
 def _check(
     document: Document, candidate: Candidate, views: ViewCache, answerer: Answerer | None
 ) -> Outcome:
-    outcome = Outcome(candidate)
-    if not _record(outcome, guessability.check(document, candidate), ""):
-        return outcome
-    empty = no_context()
-    if answerer is None:
-        decision = Decision(
-            candidate_id=candidate.id,
-            check="no-context",
-            view=empty.name,
-            context_hash=empty.hash,
-            answered="",
-            match="none",
-            verdict="skipped",
-            reason="offline mode: testing memorisation needs a model",
-        )
-    else:
-        decision = answerer.check(candidate, empty, "no-context")
-        if decision.verdict == "skipped":
-            outcome.miss(decision.check, decision.reason)
-    if not _record(outcome, decision, empty.text):
-        return outcome
-    artifact = document.artifact(candidate.artifact_id)
-    related = target_ids(document, artifact)
-    for view in ablation_views(document, artifact):
-        rendered, view_lines = views.get(view)
-        check = f"ablation:{view.name.split(':')[0]}"
-        result = leakage.test_elements(
-            view_lines,
-            candidate.probe,
-            artifact,
-            related,
-            views.elements,
-            view,
-            cloze=candidate.question_type.endswith("cloze"),
-            question=candidate.question,
-        )
-        decision = Decision(
-            candidate_id=candidate.id,
-            check=check,
-            view=view.name,
-            context_hash=rendered.hash,
-            answered=result.evidence,
-            match=leakage.MATCH,
-            verdict=result.verdict,
-            reason=result.reason,
-        )
-        context = rendered.text
-        if answerer is not None and result.verdict != "fail":
-            shown = answerer.shown(rendered)
-            asked = answerer.check(candidate, shown, check)
-            if asked.verdict != "skipped":  # the model decides; the lexical finding stays shown
-                reason = f"{asked.reason}; lexical test: {decision.reason}"
-                decision, context = asked.model_copy(update={"reason": reason}), shown.text
-            else:  # no usable model answer: the lexical verdict stands, with the reason
-                outcome.miss(check, asked.reason)
-                reason = f"{decision.reason}; {asked.reason}"
-                decision = decision.model_copy(
-                    update={"reason": reason, "model_call": asked.model_call}
-                )
-        if not _record(outcome, decision, context):
-            return outcome
-    if answerer is None:
-        return outcome
-    for view in answerable.positive_views(document, artifact):
-        shown = answerer.shown(views.get(view)[0])
-        asked = answerer.check(candidate, shown, answerable.check_name(view))
-        if asked.verdict == "skipped":
-            outcome.miss(asked.check, asked.reason)
-        if not _record(outcome, answerable.positive(asked), shown.text):
-            return outcome
-    return outcome
+    job = Job(document, candidate, views, answerer, Outcome(candidate))
+    for check in FILE_CHECKS:
+        if not check.applies(job):
+            continue
+        for decision, context in check.run(job):
+            if not _record(job.outcome, decision, context):
+                return job.outcome
+    return job.outcome
 
 
 def _record(outcome: Outcome, decision: Decision, context: str) -> bool:
     """Add a decision; False once the candidate is rejected (later checks are not run)."""
     outcome.decisions.append((decision, context))
     if decision.verdict == "fail":
-        if decision.check == guessability.CHECK:
+        if GUESSABLE.owns(decision.check):
             reason = f"guessable without the file: {decision.reason}"
-        elif decision.check.startswith(answerable.PREFIX):
+        elif ANSWERABLE.owns(decision.check):
             reason = f"view {decision.view}: {decision.reason}"
         else:
             reason = f"answerable from view {decision.view}: {decision.reason}"

@@ -17,9 +17,9 @@ from functools import cache
 from fidelity.core.document import Artifact, Candidate, Decision, Document
 from fidelity.core.text import content_tokens, normalize, tokens
 from filters import defaults
+from filters.chain import GUESSABLE
 from filters.leakage import testable
 
-CHECK = "guessable"
 VIEW = "question"
 MATCH = "default-table"
 STEM = 4
@@ -51,7 +51,7 @@ def check(document: Document, candidate: Candidate) -> Decision:
     )
     base = {
         "candidate_id": candidate.id,
-        "check": CHECK,
+        "check": GUESSABLE.name,
         "view": VIEW,
         "context_hash": "",
         "match": MATCH,

@@ -14,6 +14,7 @@ from fidelity.core.apps import APPLICATIONS
 from fidelity.core.document import KEPT_STATUSES, Artifact, Candidate, Decision, Document
 from fidelity.core.store import RunStore
 from fidelity.report.chart_crop import chart_picture
+from filters.chain import GRADE
 
 SLIDE = re.compile(r"\bslide (\d+)\b")
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
@@ -73,7 +74,7 @@ def grader_score(decisions: list[Decision]) -> float | None:
     scores give their mean.
     """
     for decision in decisions:
-        if not decision.check.startswith("grade"):
+        if not GRADE.owns(decision.check):
             continue
         try:
             value: Any = json.loads(decision.answered)

@@ -24,8 +24,8 @@ from fidelity.pipeline import (
 )
 from fidelity.replay import replay_file
 from fidelity.retry import retry_incomplete
-from filters import dedup
 from filters.answerer import TRUNCATED
+from filters.chain import DEDUP
 from filters.matching import Matcher, canonical, deterministic
 from generators.draft import candidate
 from tests.support.openai_stub import StubServer, error, json_reply, schema_name, text_of
@@ -467,7 +467,7 @@ def test_dedup_keeps_the_better_graded_and_spans_the_run_by_answer(tmp_path):
     assert per_file == {"weak": "strong"}
     run_wide = {d.candidate_id: d.answered for d in dedup_decisions(store, "run")}
     assert run_wide == {"weak": "strong", "same-fact": "strong"}
-    assert dedup.CHECK == "dedup"
+    assert DEDUP.name == "dedup"
     store.close()
 
 

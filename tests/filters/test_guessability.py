@@ -8,6 +8,7 @@ from openpyxl.comments import Comment
 from extractors import extract_file
 from fidelity.core.document import Candidate, Document
 from filters import guessability
+from filters.chain import GUESSABLE
 from filters.groundedness import check_document
 from generators.draft import candidate
 from generators.rules import common, generate
@@ -111,8 +112,8 @@ def test_identifiers_alt_text_and_giveaways(typical):
 def test_a_guessable_candidate_stops_before_any_other_check(typical):
     items = [c for c in generate(typical) if c.question_type == "deck-language"]
     outcome = check_document(typical, items)[0]
-    assert outcome.status == "rejected" and outcome.rejected_by == guessability.CHECK
-    assert [d.check for d, _ in outcome.decisions] == [guessability.CHECK]
+    assert outcome.status == "rejected" and outcome.rejected_by == GUESSABLE.name
+    assert [d.check for d, _ in outcome.decisions] == [GUESSABLE.name]
     assert outcome.reason.startswith("guessable without the file")
 
 
