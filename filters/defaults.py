@@ -38,9 +38,25 @@ DEFAULT_ANSWERS: dict[str, frozenset[str]] = {
         }
     ),
     "metadata-Company": frozenset({"microsoft", "microsoft corporation"}),
+    # The creation stamps of the templates new files start from: Excel 97's Book template,
+    # python-pptx's and python-docx's default files. A file that kept one says nothing.
+    "metadata-created": frozenset(
+        {"1996-10-14T23:33:28Z", "2013-01-27T09:14:16Z", "2013-12-23T23:15:00Z"}
+    ),
     "metadata-Template": frozenset({"normal", "normal.dotm", "normal.dot"}),
     "pivot-aggregation": frozenset({"sum"}),
 }
+
+# Software that writes itself into the author fields of the files it makes: asked "who wrote
+# it", the answer is a library or an application, not a person.
+TOOL_AUTHOR = re.compile(
+    r"^(apache poi|python-docx|python-pptx|openpyxl|xlsxwriter|phpexcel|phpspreadsheet|"
+    r"closedxml|epplus|npoi|aspose.*|docx4j|open xml sdk|libreoffice|openoffice(\.org)?|"
+    r"microsoft (office|excel|word|powerpoint)( user)?|sheetjs|js-xlsx|gembox.*|syncfusion.*|"
+    r"spire\..*|pandoc|unknown|author|user|administrator|admin)$",
+    re.IGNORECASE,
+)
+PERSON_TYPES = frozenset({"metadata-creator", "metadata-lastModifiedBy"})
 
 # Question types whose default is the application's language only when the file's main
 # language is that default too (a run tagged en-US in an en-GB deck is worth asking).

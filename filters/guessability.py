@@ -288,6 +288,8 @@ def application_default(
     )
     if not differs and value in _normalised(defaults.DEFAULT_ANSWERS.get(kind, frozenset())):
         return candidate.probe.value, f"an application default for {kind}"
+    if kind in defaults.PERSON_TYPES and defaults.TOOL_AUTHOR.match(candidate.probe.value.strip()):
+        return candidate.probe.value, "the software that wrote the file, not a person"
     if kind == "slide-layout":
         return _default_layout(artifact, candidate)
     if kind in defaults.FONT_TYPES:
@@ -297,15 +299,14 @@ def application_default(
 
 def _default_layout(artifact: Artifact | None, candidate: Candidate) -> Finding | None:
     """The layout PowerPoint gives the first slide (Title Slide) or a new one (Title and
-    Content), known by its built-in type in any language, or by its English name."""
+    Content), on any slide (a deck made by a program often starts with the second), known by
+    its built-in type in any language, or by its English name."""
     facts = artifact.facts if artifact else {}
-    slide, kind = facts.get("slide"), facts.get("layout_type") or ""
+    kind = facts.get("layout_type") or ""
     name = normalize(defaults.LAYOUT_COPY.sub("", candidate.probe.value.strip()))
-    if slide == 1 and (
-        kind == defaults.FIRST_SLIDE_LAYOUT_TYPE or name == defaults.FIRST_SLIDE_LAYOUT
-    ):
+    if kind == defaults.FIRST_SLIDE_LAYOUT_TYPE or name == defaults.FIRST_SLIDE_LAYOUT:
         return candidate.probe.value, "the layout PowerPoint gives the first slide"
-    if slide != 1 and (kind == defaults.NEW_SLIDE_LAYOUT_TYPE or name == defaults.NEW_SLIDE_LAYOUT):
+    if kind == defaults.NEW_SLIDE_LAYOUT_TYPE or name == defaults.NEW_SLIDE_LAYOUT:
         return candidate.probe.value, "the layout PowerPoint gives a new slide"
     return None
 

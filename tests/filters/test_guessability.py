@@ -236,3 +236,25 @@ def test_an_answer_every_element_of_its_kind_shares_is_stated_by_the_others(tmp_
     assert not [c for c in generate(one) if c.question_type == "comment-author"]
     dana = [c for c in asked if "Dana Reyes" in c.answer[0]]
     assert dana and {guessability.check(one, c).verdict for c in dana} == {"fail"}
+
+
+def test_a_programs_template_stamp_and_name_are_not_the_files_own(tmp_path) -> None:
+    from pptx import Presentation
+
+    made = Presentation()
+    slide = made.slides.add_slide(made.slide_layouts[1])  # Title and Content, first slide
+    slide.shapes.title.text = "Water quality at the northern pier"
+    made.core_properties.author = "Apache POI"
+    made.core_properties.last_modified_by = "Dana Whitfield"
+    path = tmp_path / "made.pptx"
+    made.save(path)
+    document = Document(sha256="4" * 64, app="powerpoint", format="pptx", source=str(path))
+    found = {
+        item.question_type: verdict
+        for items in verdicts(extract_file(path, document, tmp_path / "media")).values()
+        for item, verdict, _ in items
+    }
+    assert found["metadata-created"] == "fail"  # python-pptx's template, 2013-01-27
+    assert found["metadata-creator"] == "fail"  # a library, not a person
+    assert found["metadata-lastModifiedBy"] == "pass"
+    assert found["slide-layout"] == "fail"  # the new-slide layout, even on slide 1
