@@ -93,6 +93,11 @@ SYSTEM_NAME = re.compile(
 # A reference to another workbook by the index of its external-link part ("=[1]Rates!B2",
 # "'[2]Q3 plan'!A1"): Excel shows the workbook's file name there, never the index.
 EXTERNAL_INDEX = re.compile(r"(?:^|[=(,;:+\-*/&^<> '!])'?\[\d+\][^\]\s]")
+# Excel's error values: what a cell shows, never a word of the question repeated.
+ERROR_VALUE = re.compile(
+    r"^#(NULL!|DIV/0!|VALUE!|REF!|NAME\?|NUM!|N/A|GETTING_DATA|SPILL!|CALC!|FIELD!|BLOCKED!)$",
+    re.IGNORECASE,
+)
 # Identifiers nobody reads: GUIDs, long hex strings, build and version numbers.
 GUID = re.compile(r"\b[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}\b", re.I)
 LONG_HEX = re.compile(r"^(0x)?(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{12,}(_\d+)?$", re.I)

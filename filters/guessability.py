@@ -30,6 +30,7 @@ PIECE = re.compile(r"[\W_]+")
 SHAPE_MARKER = re.compile(r"\[[^\]]*\]")
 NAME_QUOTE = re.compile(r"“([^”]*)”|'([^']*)'")
 LANGUAGE_TAG = re.compile(r"^([a-z]{2,3})(?:[-_][a-z0-9]+)*$", re.IGNORECASE)
+CELL_ADDRESS = re.compile(r"^\$?([A-Z]{1,3})\$?(\d+)$")
 EQUATION_NOISE = re.compile(r"[\s\\{}]|\\left|\\right")
 
 Finding = tuple[str, str]  # (what matched, why that makes it guessable)
@@ -134,7 +135,7 @@ def self_named(_: Document, __: Artifact | None, candidate: Candidate) -> Findin
     oval reading "Oval", cell B3 reading "B3", a link on "Hunt Institute" to hunt-institute.org."""
     value = candidate.probe.value
     words = _pieces(value)
-    if not words or len(words) > defaults.SELF_NAMED_WORDS:
+    if not words or len(words) > defaults.SELF_NAMED_WORDS or defaults.ERROR_VALUE.match(value):
         return None
     if not any(char.isalpha() for word in words for char in word):
         return None
@@ -150,6 +151,36 @@ def self_named(_: Document, __: Artifact | None, candidate: Candidate) -> Findin
 def _pieces(text: str) -> list[str]:
     """Content words, with addresses split at their dots and dashes ('hunt-institute.org')."""
     return [piece for word in content_tokens(text) for piece in PIECE.split(word) if piece]
+
+
+def link_text_in_address(
+    _: Document, artifact: Artifact | None, candidate: Candidate
+) -> Finding | None:
+    """A link whose shown text is a piece of its address ("tika" for tika.apache.org): the
+    text the question quotes, else the text the link's element shows."""
+    if not candidate.question_type.startswith("hyperlink"):
+        return None
+    quoted = QUOTED.findall(candidate.question)
+    facts = artifact.facts if artifact else {}
+    shown = quoted[0] if quoted else str(facts.get("display") or facts.get("text") or "")
+    address = set(_pieces(_bare(candidate.probe.value)))
+    text = _pieces(_bare(shown))
+    if text and address and set(text) <= address:
+        return candidate.probe.value, "the link's text is a piece of its address"
+    return None
+
+
+def names_own_row(_: Document, __: Artifact | None, candidate: Candidate) -> Finding | None:
+    """A quoted text that states the row of the cell it is asked to locate ("comment top
+    row3" on A3)."""
+    cell = CELL_ADDRESS.match(candidate.probe.value.strip().rpartition("!")[2])
+    quoted = " ".join(QUOTED.findall(candidate.question))
+    if cell is None or not quoted:
+        return None
+    row = cell.group(2)
+    if re.search(rf"\b(row|r|line|zeile|ligne|fila)\s*{row}\b", quoted, re.IGNORECASE):
+        return candidate.probe.value, "the quoted text states the cell's own row"
+    return None
 
 
 def default_name(_: Document, __: Artifact | None, candidate: Candidate) -> Finding | None:
@@ -365,6 +396,8 @@ RULES: tuple[Callable[[Document, Artifact | None, Candidate], Finding | None], .
     identifier,
     in_question,
     self_named,
+    link_text_in_address,
+    names_own_row,
     default_name,
     script_language,
     built_in_equation,

@@ -258,3 +258,32 @@ def test_a_programs_template_stamp_and_name_are_not_the_files_own(tmp_path) -> N
     assert found["metadata-creator"] == "fail"  # a library, not a person
     assert found["metadata-lastModifiedBy"] == "pass"
     assert found["slide-layout"] == "fail"  # the new-slide layout, even on slide 1
+
+
+def test_text_naming_its_own_row_or_address_piece_is_a_giveaway_an_error_value_is_not(
+    tmp_path,
+) -> None:
+    book = Workbook()
+    sheet = book.active
+    sheet["A1"] = "Checked"
+    sheet["A1"].comment = Comment("comment on the top row1 of the list", "Dana")
+    sheet["C5"] = "Open"
+    sheet["C5"].comment = Comment("waiting for the supplier to confirm", "Dana")
+    sheet["A7"], sheet["B7"] = "Ratio", "=1/0"
+    sheet["A8"], sheet["A8"].hyperlink = "tika", "http://tika.apache.org"
+    sheet["A9"], sheet["A9"].hyperlink = "Parser list", "http://tika.apache.org/formats.html"
+    path = tmp_path / "giveaways.xlsx"
+    book.save(path)
+    document = Document(sha256="3" * 64, app="excel", format="xlsx", source=str(path))
+    found = verdicts(extract_file(path, document, tmp_path / "media"))
+    cells = {c.probe.value: v for c, v, _ in found["comment-cell"]}
+    assert cells == {"Sheet!A1": "fail", "Sheet!C5": "pass"}
+    links = {c.probe.value: v for c, v, _ in found.get("hyperlink-target", [])}
+    assert links["http://tika.apache.org"] == "fail"
+    assert links["http://tika.apache.org/formats.html"] == "pass"
+    cells_artifact = next(a for a in document.artifacts if a.kind == "cells")
+    question = "What value does cell B7 show?"
+    shown = candidate(
+        document, cells_artifact, "cell-lookup", question, ["It shows #VALUE!."], "#VALUE!"
+    )
+    assert guessability.check(document, shown).verdict == "pass"  # "value" is no giveaway
