@@ -8,7 +8,6 @@ import re
 
 from fidelity.core.apps import APPLICATIONS
 from fidelity.core.document import Artifact, Candidate, Document
-from fidelity.core.text import normalize
 from generators.rules.common import Rule, cap, widened
 
 # At most this many candidates of one question type per document (a workbook with 400
@@ -35,7 +34,7 @@ def generate(document: Document, widen: int = 1) -> list[Candidate]:
                 if item.id not in seen and _readable(item.probe.value):
                     seen.add(item.id)
                     out.append(item)
-        return _not_restated(_sample_per_type(_asked_once(out), cap(PER_TYPE)))
+        return _sample_per_type(_asked_once(out), cap(PER_TYPE))
 
 
 def unasked(document: Document, artifact: Artifact) -> str:
@@ -63,20 +62,6 @@ def _asked_once(candidates: list[Candidate]) -> list[Candidate]:
             seen.add(item.question)
             out.append(item)
     return out
-
-
-def _not_restated(candidates: list[Candidate]) -> list[Candidate]:
-    """Of two questions on one element, the one whose answer the other's answer states in
-    full is not asked: which sheet a formula reads is in the formula's text."""
-    values: dict[str, list[str]] = {}
-    for item in candidates:
-        values.setdefault(item.artifact_id, []).append(f" {normalize(item.probe.value)} ")
-    return [
-        item
-        for item in candidates
-        if not (value := f" {normalize(item.probe.value)} ").strip()
-        or not any(value in other and value != other for other in values[item.artifact_id])
-    ]
 
 
 _MARKERS = re.compile(r"\[(?:picture|image)[^\]]*\]", re.IGNORECASE)

@@ -401,7 +401,10 @@ def formula(document: Document, artifact: Artifact) -> list[Candidate]:
     if not facts.get("ask"):
         return []
     where = f"cell {facts['cell']} of {_on(artifact)}"
-    out = [
+    traced = _traced(document, artifact, where)
+    if traced:  # the formula's text would state these answers: one question, not two
+        return traced
+    return [
         candidate(
             document,
             artifact,
@@ -412,6 +415,15 @@ def formula(document: Document, artifact: Artifact) -> list[Candidate]:
             anchor=[artifact.locator],
         )
     ]
+
+
+def _traced(document: Document, artifact: Artifact, where: str) -> list[Candidate]:
+    """What a formula reads: the other sheet, its cells, the name it uses (a reference into
+    another workbook is not traced: its sheet is not in this file)."""
+    facts = artifact.facts
+    out: list[Candidate] = []
+    if facts.get("external"):
+        return out
     cells = _precedent_cells(facts)
     if facts.get("sheets") and len(cells) == 1 and cells[0][0] != facts["sheet"]:
         sheet, ref = cells[0]

@@ -723,10 +723,14 @@ def test_a_formula_reaching_another_workbook_by_link_index_is_not_asked(tmp_path
     document = Document(sha256="7" * 64, app="excel", format="xlsx", source=str(path))
     document = extract(path, document, tmp_path / "media" / "linked")
     verdicts = {
-        c.probe.value: guessability.check(document, c).verdict
-        for c in of_type(generate(document), "formula-text")
+        (c.question_type, c.probe.value): guessability.check(document, c).verdict
+        for c in generate(document)
+        if c.question_type.startswith("formula")
     }
-    assert verdicts == {"=[1]Rates!B2*1.2": "fail", "=B1*2": "pass"}
+    assert verdicts == {
+        ("formula-text", "=[1]Rates!B2*1.2"): "fail",  # not traced into the other workbook
+        ("formula-precedents", "=B1*2"): "pass",
+    }
 
 
 def test_a_question_another_answer_states_in_full_is_not_asked_too(tmp_path: Path) -> None:
@@ -740,7 +744,7 @@ def test_a_question_another_answer_states_in_full_is_not_asked_too(tmp_path: Pat
         for c in generate(extract_saved(book, tmp_path, "restated.xlsx"))
         if c.question_type.startswith("formula")
     }
-    assert asked == {"formula-text": "='Rent ledger'!C9"}
+    assert asked == {"formula-cross-sheet": "Rent ledger"}
 
 
 def extract_saved(book: Workbook, tmp_path: Path, name: str) -> Document:
