@@ -122,7 +122,7 @@ def comments(package: Package, index: BodyIndex) -> list[Artifact]:
             Artifact(
                 id=f"cmt-{record['id']}",
                 category="Comment",
-                kind="comment-reply" if parent is not None else "comment",
+                kind="comment-reply" if replied is not None else "comment",
                 modality="element",
                 locator=f"comment {record['id']} on “{record['anchor'][:60]}”",
                 text=text,
