@@ -31,7 +31,7 @@ from fidelity.core.config import ModelsConfig
 from fidelity.core.llm import structured
 from fidelity.core.llm.accounting import Accounting, usage_of
 from fidelity.core.llm.images import ImageLoader, ImageUnavailable
-from fidelity.core.llm.messages import Message, assistant, call_key, keyed, recorded, user, wire
+from fidelity.core.llm.messages import Message, assistant, call_key, recorded, user, wire
 from fidelity.core.store import RunStore
 
 ROLE_STAGE = {"generator": "generate", "answerer": "filter", "judge": "filter", "grader": "grade"}
@@ -176,6 +176,19 @@ class LLMClient:
         except ImageUnavailable as error:
             return Reply(error=f"image not sendable: {error}")
 
+    def request_key(
+        self,
+        role: str,
+        messages: Sequence[Message],
+        schema: type[BaseModel] | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> str:
+        """The record key of the call `complete` makes first for this request (raises
+        ImageUnavailable when a picture cannot be read)."""
+        schema_json = structured.strict_schema(schema) if schema else None
+        msgs = _with_instruction(messages, schema)
+        return call_key(self.model_for(role), msgs, self.params(params), schema_json, self.images)
+
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
         return concurrent_map(fn, items, self.settings.concurrency)
 
@@ -236,7 +249,7 @@ class LLMClient:
     ) -> Reply:
         params = self.params(extra)
         schema_json = structured.strict_schema(schema) if schema else None
-        key = call_key(model, keyed(messages, self.images), params, schema_json)
+        key = call_key(model, messages, params, schema_json, self.images)
         stored = self.lookup(key)
         if stored and stored["response"]:
             self.accounting.add_cached(stage, model)
