@@ -230,6 +230,8 @@ class Matcher:
         decided = deterministic(response, candidate)
         if decided is not None:
             return decided
+        if not candidate.answer:  # nothing for a judge to decide (it crashed the loop below)
+            return Match(None, self._method(0, 0), "no answer statement to judge", [])
         calls: list[str] = []
         notes: list[str] = []
         for number, s in enumerate(candidate.answer, 1):

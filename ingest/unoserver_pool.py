@@ -437,7 +437,7 @@ class Converter:
         timeout: float | None,
     ) -> bytes:
         limit = timeout or self.timeout
-        attempts = self.retries + 1
+        attempts = max(1, self.retries + 1)
         for _ in range(attempts):
             if not server.running:
                 self._restart(server)
