@@ -230,10 +230,9 @@ class Matcher:
         decided = deterministic(response, candidate)
         if decided is not None:
             return decided
-        if not candidate.answer:  # nothing for a judge to decide (it crashed the loop below)
-            return Match(None, self._method(0, 0), "no answer statement to judge", [])
         calls: list[str] = []
         notes: list[str] = []
+        method = self._method(0, 0)  # a candidate without statements: all (none) satisfied
         for number, s in enumerate(candidate.answer, 1):
             votes = [self._ask(role, candidate.question, response, s) for role in self.roles]
             calls.extend(call for _, _, call in votes if call)

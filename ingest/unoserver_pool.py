@@ -437,7 +437,8 @@ class Converter:
         timeout: float | None,
     ) -> bytes:
         limit = timeout or self.timeout
-        attempts = max(1, self.retries + 1)
+        attempts = self.retries + 1
+        why = "LibreOffice was not asked"
         for _ in range(attempts):
             if not server.running:
                 self._restart(server)

@@ -74,7 +74,7 @@ def run_item(
             item = relocated(item, scratch.input, scratch.out)
         with address_space_cap(memory_bytes):
             value = task(item, mark)
-        if scratch is None:
+        if scratch is None or original is None or out is None:
             return TaskResult(value=value), {}
         return TaskResult(value=scratch.restore(value, original, out)), scratch.written()
     except Exception as error:  # any failure of one item is that item's result
@@ -114,7 +114,8 @@ class RayExecutor:
         self.ship_files = ship_files
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self.in_flight = in_flight or 4 * max(1, cpus)  # slack behind a slow file
-        self.board = ray.remote(StageBoard).options(num_cpus=0).remote()
+        # Any: Ray types an actor handle's methods as the plain methods, without `.remote`
+        self.board: Any = ray.remote(StageBoard).options(num_cpus=0).remote()
         self.remote = ray.remote(run_item).options(max_retries=0, retry_exceptions=False)
         self._count = 0
         self._live: set[Any] = set()
@@ -131,8 +132,16 @@ class RayExecutor:
         try:
             source = input_path(item) if self.ship_files else None
             shipped = ray.put(source.read_bytes()) if source is not None else None
+            # Ray types ObjectRef as invariant: it refuses the ObjectRef[bytes] that `shipped`
+            # takes (resolved to its bytes) for the ObjectRef[bytes | None] it expects
             submitted.ref = self.remote.remote(
-                task, item, submitted.key, self.board, self.namespace, shipped, self.memory_bytes
+                task,
+                item,
+                submitted.key,
+                self.board,
+                self.namespace,
+                shipped,  # type: ignore[arg-type]
+                self.memory_bytes,
             )
             self._live.add(submitted.ref)
         except (OSError, TypeError, ValueError) as error:  # unreadable input, unpicklable item

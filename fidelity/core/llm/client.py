@@ -124,13 +124,26 @@ class LLMClient:
                 settings = self.settings
                 key = os.environ.get(settings.api_key_env, "") or "unused"
                 base_url = settings.base_url or os.environ.get("OPENAI_BASE_URL") or None
-                common = {"api_key": key, "max_retries": 0, "timeout": settings.timeout}
-                if settings.api_version:
+                timeout = settings.timeout
+                if settings.api_version and base_url:
                     self._api = openai.AzureOpenAI(
-                        azure_endpoint=base_url, api_version=settings.api_version, **common
+                        azure_endpoint=base_url,
+                        api_version=settings.api_version,
+                        api_key=key,
+                        max_retries=0,
+                        timeout=timeout,
+                    )
+                elif settings.api_version:  # the endpoint from AZURE_OPENAI_ENDPOINT, if set
+                    self._api = openai.AzureOpenAI(
+                        api_version=settings.api_version,
+                        api_key=key,
+                        max_retries=0,
+                        timeout=timeout,
                     )
                 else:
-                    self._api = openai.OpenAI(base_url=base_url, **common)
+                    self._api = openai.OpenAI(
+                        base_url=base_url, api_key=key, max_retries=0, timeout=timeout
+                    )
             return self._api
 
     def model_for(self, role: str) -> str:
