@@ -116,7 +116,9 @@ class RayExecutor:
         self.in_flight = in_flight or 4 * max(1, cpus)  # slack behind a slow file
         # Any: Ray types an actor handle's methods as the plain methods, without `.remote`
         self.board: Any = ray.remote(StageBoard).options(num_cpus=0).remote()
-        self.remote = ray.remote(run_item).options(max_retries=0, retry_exceptions=False)
+        # Any: Ray types ObjectRef as invariant, so it refuses the ObjectRef[bytes] passed for
+        # run_item's `shipped` (Ray hands the task the bytes) against ObjectRef[bytes | None]
+        self.remote: Any = ray.remote(run_item).options(max_retries=0, retry_exceptions=False)
         self._count = 0
         self._live: set[Any] = set()
         self._checked = time.monotonic()
@@ -132,16 +134,8 @@ class RayExecutor:
         try:
             source = input_path(item) if self.ship_files else None
             shipped = ray.put(source.read_bytes()) if source is not None else None
-            # Ray types ObjectRef as invariant: it refuses the ObjectRef[bytes] that `shipped`
-            # takes (resolved to its bytes) for the ObjectRef[bytes | None] it expects
             submitted.ref = self.remote.remote(
-                task,
-                item,
-                submitted.key,
-                self.board,
-                self.namespace,
-                shipped,  # type: ignore[arg-type]
-                self.memory_bytes,
+                task, item, submitted.key, self.board, self.namespace, shipped, self.memory_bytes
             )
             self._live.add(submitted.ref)
         except (OSError, TypeError, ValueError) as error:  # unreadable input, unpicklable item
