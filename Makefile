@@ -66,7 +66,8 @@ test-quick: setup
 	$(PYTEST) -m "not needs and not slow"
 
 lint: setup
-	.venv/bin/ruff check . && .venv/bin/ruff format --check . && $(DEPTRY) .
+	.venv/bin/ruff check . && .venv/bin/ruff format --check . && $(DEPTRY) . && \
+		$(PYTHON) -m mypy
 
 bench: setup
 	$(PYTHON) bench/extract_bench.py

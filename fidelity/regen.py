@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import sys
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -34,6 +33,7 @@ from fidelity.pipeline import (
     run_dedup,
     store_outcomes,
 )
+from fidelity.stages import Generate
 from generators import rules
 from generators.llm import LLMGenerators
 
@@ -42,7 +42,6 @@ WIDEN = 50
 # How much larger the model generators' per-unit budget is during regeneration.
 MODEL_BUDGET_SCALE = 2
 
-Generate = Callable[[Document], list[Candidate]]
 # Unused artifacts named per reason when a cell stays short.
 EXAMPLES = 3
 

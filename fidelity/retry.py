@@ -16,11 +16,11 @@ from collections.abc import Callable
 from fidelity.core.document import Candidate, Document
 from fidelity.core.llm.accounting import Accounting
 from fidelity.core.store import RunStore
+from fidelity.stages import Generate
 from filters.groundedness import Outcome
 
 FAILED_DRAFTS = "failed_drafts"  # run-store meta: drafting calls that failed in the last build
 Refilter = Callable[[Document, list[Candidate]], list[Outcome]]
-Generate = Callable[[Document], list[Candidate]]
 StoreOutcomes = Callable[[RunStore, list[Outcome], int], int]
 
 

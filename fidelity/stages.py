@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from fidelity.core.config import Config
@@ -15,12 +16,14 @@ from filters.qualify import qualify
 from generators import rules
 from generators.llm import LLMGenerators
 
+Generate = Callable[[Document], list[Candidate]]
+
 
 @dataclass
 class Stages:
     """The pluggable parts of a build: candidate generation, the model answerer and grader."""
 
-    generate: object = rules.generate
+    generate: Generate = rules.generate
     answerer: Answerer | None = None
     grader: Grader | None = None
     map: Mapper | None = None  # spreads a file's candidates over the model client's threads

@@ -232,6 +232,7 @@ class Matcher:
             return decided
         calls: list[str] = []
         notes: list[str] = []
+        method = self._method(0, 0)  # a candidate without statements: all (none) satisfied
         for number, s in enumerate(candidate.answer, 1):
             votes = [self._ask(role, candidate.question, response, s) for role in self.roles]
             calls.extend(call for _, _, call in votes if call)

@@ -20,7 +20,7 @@ from typing import Any
 from fidelity.core.apps import APPLICATIONS, TAXONOMY
 from fidelity.core.executor import Progress
 from fidelity.core.hashing import file_sha256
-from fidelity.core.services import Endpoint, RemoteConverter
+from fidelity.core.services import Converter, Endpoint, RemoteConverter
 from fidelity.core.xmlsafe import Package, UnsafePackage, out_of_memory
 from ingest.language import identify
 from ingest.prepare import NotReadable, needs_libreoffice, prepare
@@ -28,7 +28,6 @@ from ingest.probe import Probe, metadata
 from ingest.settings import IngestSettings
 from ingest.size import measure
 from ingest.sniff import sniff
-from ingest.unoserver_pool import Converter
 
 ANALYSIS_VERSION = 2  # 2: a DTD in any XML part of an OOXML package is refused
 

@@ -16,10 +16,11 @@ from pathlib import Path
 
 from fidelity.core.apps import APPLICATIONS
 from fidelity.core.hashing import file_sha256
+from fidelity.core.services import Converter
 from ingest.flavours import normalise_flavour
 from ingest.sniff import NATIVE_FORMATS, OOXML_MAIN_TYPES, Sniffed, sniff
 from ingest.uno_env import LibreOfficeUnavailable
-from ingest.unoserver_pool import ConversionError, Converter, shared_converter
+from ingest.unoserver_pool import ConversionError, shared_converter
 
 FLAVOURS = {fmt for _, fmt in OOXML_MAIN_TYPES.values()} - NATIVE_FORMATS
 

@@ -81,7 +81,9 @@ def load(package: Package, name: str) -> etree._Element | None:
     if root is None:
         return None
     for fallback in list(root.iter(f"{{{MC}}}Fallback")):
-        fallback.getparent().remove(fallback)
+        parent = fallback.getparent()
+        if parent is not None:
+            parent.remove(fallback)
     return root
 
 
@@ -105,8 +107,9 @@ def metadata(package: Package) -> tuple[int, dict[str, str]]:
     if core is not None:
         for child in core:
             name = local(child)
-            if name in CORE_FIELDS and (child.text or "").strip():
-                values[name] = child.text.strip()
+            text = (child.text or "").strip()
+            if name in CORE_FIELDS and text:
+                values[name] = text
     count = len(values)
     custom = package.xml(CUSTOM) if package.has(CUSTOM) else None
     if custom is not None:

@@ -183,7 +183,7 @@ class LLMJudge:
         try:
             reply = self.chat([{"role": "user", "content": prompt}])
         except JudgeUnavailable as error:
-            ties = dict.fromkeys(DIMENSIONS, "tie")
+            ties: dict[str, Side] = dict.fromkeys(DIMENSIONS, "tie")
             return Judgement("tie", ties, self.name, f"model call failed: {error}", failed=True)
         answer = _parse(reply)
 
@@ -277,7 +277,7 @@ def _bootstrap_pairs(
 
 def rank_word(records: list[FileRecord], settings: IngestSettings, judge: Judge) -> Ranking:
     """Rank the kept Word files; sets `elo` and `rank`, drops files below the top k."""
-    ranked = (r for r in records if r.kept and APPLICATIONS[r.app].ranked)
+    ranked = (r for r in records if r.kept and r.app and APPLICATIONS[r.app].ranked)
     items = sorted(ranked, key=lambda r: r.path)
     ranking = Ranking(judge=judge.name)
     if not items:

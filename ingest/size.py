@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from fidelity.core.apps import APPLICATIONS
+from fidelity.core.services import Converter
 from fidelity.core.sizes import size_metadata
 from ingest.probe import Probe
 from ingest.uno_env import LibreOfficeUnavailable
-from ingest.unoserver_pool import ConversionError, Converter
+from ingest.unoserver_pool import ConversionError
 
 WORDS_PER_PAGE = 500
 PAGES_COUNT = re.compile(

@@ -174,6 +174,8 @@ def _sniff_ooxml(package: Package) -> Sniffed:
         types = package.xml("[Content_Types].xml")
     except UnsafePackage as error:
         return _bad("ooxml", error.code, f"unreadable [Content_Types].xml: {error}")
+    if types is None:  # not reached: only a package that has the part is asked
+        return _bad("ooxml", "corrupt", "no [Content_Types].xml")
     for override in types:
         content_type = override.get("ContentType", "")
         if content_type in OOXML_MAIN_TYPES:

@@ -18,6 +18,7 @@ dies, so no LibreOffice outlives the run.
 from __future__ import annotations
 
 import atexit
+import http.client
 import os
 import queue
 import shutil
@@ -115,7 +116,7 @@ class _Transport(xmlrpc.client.Transport):
         super().__init__()
         self.timeout = timeout
 
-    def make_connection(self, host):  # type: ignore[no-untyped-def]
+    def make_connection(self, host: tuple[str, dict[str, str]] | str) -> http.client.HTTPConnection:
         connection = super().make_connection(host)
         connection.timeout = self.timeout
         return connection
@@ -297,8 +298,8 @@ class Converter:
                 return
             try:
                 python = self.python or server_python()
-            except LibreOfficeUnavailable as error:
-                self._unavailable = str(error)
+            except LibreOfficeUnavailable as missing:
+                self._unavailable = str(missing)
                 raise
             self.python = python
             server = UnoServer(python, self.root, self.timeout)
@@ -437,6 +438,7 @@ class Converter:
     ) -> bytes:
         limit = timeout or self.timeout
         attempts = self.retries + 1
+        why = "LibreOffice was not asked"
         for _ in range(attempts):
             if not server.running:
                 self._restart(server)

@@ -1,13 +1,15 @@
-"""The state the workbook's artifact readers share: package, document, ids, media, notes."""
+"""The state the workbook's artifact readers share: package, document, ids, media, notes,
+and the displayed values a reference or defined name resolves to."""
 
 from __future__ import annotations
 
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from extractors.artifacts import ArtifactMaker
 from extractors.base import ExtractContext
-from extractors.excel.sheet import SheetData
+from extractors.excel.sheet import SheetData, parse_range
 from extractors.excel.workbook import Workbook, open_workbook
 from extractors.media import MediaWriter
 from extractors.rendering import ChartRenderer
@@ -17,7 +19,8 @@ from fidelity.core.xmlsafe import Package
 
 
 class WorkbookState:
-    """The state the workbook's artifact readers share: package, document, ids, media, notes."""
+    """The state the workbook's artifact readers share: package, document, ids, media, notes,
+    and the displayed values a reference or defined name resolves to."""
 
     path: Path
     package: Package
@@ -90,3 +93,34 @@ class WorkbookState:
 
     def note(self, text: str) -> None:
         self.context.note(text)
+
+    @cached_property
+    def name_values(self) -> dict[str, str]:
+        """What each defined name refers to (the first of a repeated name), looked up by
+        name: each defined name and list validation resolves one."""
+        values: dict[str, str] = {}
+        for name in self.workbook.names:
+            values.setdefault(name.name, name.value)
+        return values
+
+    def resolve_values(self, reference: str, sheet: str) -> list[str]:
+        """Displayed values of a range reference (or a defined name pointing to one)."""
+        named = self.name_values.get(reference)
+        if named is not None:
+            reference = named.lstrip("=")
+        target_sheet, _, ref = reference.lstrip("=").rpartition("!")
+        target_sheet = target_sheet.strip("'").replace("''", "'") or sheet
+        data = self.data.get(target_sheet)
+        try:
+            top, left, bottom, right = parse_range(ref.replace("$", ""))
+        except ValueError:
+            return []
+        if data is None:
+            return []
+        values = []
+        for row in range(top, min(bottom, top + 200) + 1):
+            for col in range(left, min(right, left + 20) + 1):
+                cell = data.cells.get((row, col))
+                if cell is not None and cell.display.strip():
+                    values.append(cell.display.strip())
+        return values

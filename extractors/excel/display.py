@@ -36,7 +36,7 @@ class CellDisplay:
                 code = self.workbook.styles.of(style).number_format
                 plain = self.plain_text[style] = _shows_text_as_is(code)
             if plain:
-                return value  # type: ignore[return-value]
+                return value
         key = (style, value.__class__, value)
         text = self.shown.get(key)
         if text is None:

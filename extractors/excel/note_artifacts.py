@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from functools import cached_property
 from typing import Any
 
 from extractors.excel.book import WorkbookState
@@ -85,9 +84,9 @@ class NoteArtifacts(WorkbookState):
             )
             out.append(artifact.placeholder or "")
         for rule in data.validations:
-            artifact = self.validation(sheet, rule)
-            if artifact:
-                out.append(artifact.placeholder or "")
+            validated = self.validation(sheet, rule)
+            if validated:
+                out.append(validated.placeholder or "")
         seen: set[tuple[str, str, str]] = set()
         for rule in data.conditional:
             key = (str(rule["sqref"]), str(rule["type"]), str(rule["formulas"]))
@@ -105,37 +104,6 @@ class NoteArtifacts(WorkbookState):
         except ValueError:
             return None
         return data.cells.get((top, left))
-
-    @cached_property
-    def name_values(self) -> dict[str, str]:
-        """What each defined name refers to (the first of a repeated name), looked up by
-        name: each defined name and list validation resolves one."""
-        values: dict[str, str] = {}
-        for name in self.workbook.names:
-            values.setdefault(name.name, name.value)
-        return values
-
-    def resolve_values(self, reference: str, sheet: str) -> list[str]:
-        """Displayed values of a range reference (or a defined name pointing to one)."""
-        named = self.name_values.get(reference)
-        if named is not None:
-            reference = named.lstrip("=")
-        target_sheet, _, ref = reference.lstrip("=").rpartition("!")
-        target_sheet = target_sheet.strip("'").replace("''", "'") or sheet
-        data = self.data.get(target_sheet)
-        try:
-            top, left, bottom, right = parse_range(ref.replace("$", ""))
-        except ValueError:
-            return []
-        if data is None:
-            return []
-        values = []
-        for row in range(top, min(bottom, top + 200) + 1):
-            for col in range(left, min(right, left + 20) + 1):
-                cell = data.cells.get((row, col))
-                if cell is not None and cell.display.strip():
-                    values.append(cell.display.strip())
-        return values
 
     def validation(self, sheet: SheetInfo, rule: dict[str, Any]) -> Artifact | None:
         label = sheet_label(sheet.name)

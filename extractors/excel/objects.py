@@ -97,8 +97,8 @@ def _cache(package: Package, part: str) -> dict[str, Any]:
         elif source.get("ref"):
             sheet = source.get("sheet")
             described = f"'{sheet}'!{source.get('ref')}" if sheet else source.get("ref")
-    elif root.find("{*}cacheSource") is not None:
-        described = f"{root.find('{*}cacheSource').get('type', 'external')} source"
+    elif (cache_source := root.find("{*}cacheSource")) is not None:
+        described = f"{cache_source.get('type', 'external')} source"
     fields = [f.get("name", "") for f in root.iterfind("{*}cacheFields/{*}cacheField")]
     return {"fields": fields, "source": described, "cache_part": definitions[0]}
 
@@ -141,6 +141,7 @@ def pivots(package: Package, sheet_part: str) -> list[dict[str, Any]]:
         page_fields = [
             field_name(p.get("fld")) for p in root.iterfind("{*}pageFields/{*}pageField")
         ]
+        style = root.find("{*}pivotTableStyleInfo")
         out.append(
             {
                 "part": part,
@@ -158,9 +159,7 @@ def pivots(package: Package, sheet_part: str) -> list[dict[str, Any]]:
                 "data_fields": data_fields,
                 "fields": names,
                 "field_count": len(pivot_fields),
-                "style": (root.find("{*}pivotTableStyleInfo").get("name"))
-                if root.find("{*}pivotTableStyleInfo") is not None
-                else None,
+                "style": style.get("name") if style is not None else None,
                 "grand_totals_rows": root.get("rowGrandTotals", "1") not in ("0", "false"),
                 "grand_totals_columns": root.get("colGrandTotals", "1") not in ("0", "false"),
             }
@@ -178,7 +177,7 @@ def comments(package: Package, sheet_part: str, persons: dict[str, str]) -> list
             continue
         by_id: dict[str, dict[str, Any]] = {}
         for item in root.iterfind("{*}threadedComment"):
-            entry = {
+            entry: dict[str, Any] = {
                 "kind": "threaded",
                 "ref": item.get("ref", ""),
                 "author": persons.get(item.get("personId", ""), ""),

@@ -230,8 +230,8 @@ def read_sheet(workbook: Workbook, part: str, display: CellDisplay | None = None
     data = SheetData()
     rows = _RowReader(workbook, display or CellDisplay(workbook))
     for element in iterparse_part(workbook.package, part, SHEET_TAGS):
-        tag = element.tag
-        if tag[-4:] == "}row" or tag == "row":  # most elements: no local name to slice
+        tag = element.tag  # a row (most elements) is told without slicing its local name
+        if isinstance(tag, str) and (tag[-4:] == "}row" or tag == "row"):
             rows.read(element, data)
             continue
         name = local(element)
@@ -321,9 +321,9 @@ def _filled_cells(element) -> list[Placed] | None:
             cell, v, f, inline = parent, None, None, None
             ref = cell.get("r") or ""
             letters = ref.rstrip(_DIGITS)  # parse_ref's fast path, inlined
-            col = _COLUMNS.get(letters)
-            if col is not None and len(letters) < len(ref):
-                row = int(ref[len(letters) :])
+            known = _COLUMNS.get(letters)
+            if known is not None and len(letters) < len(ref):
+                row, col = int(ref[len(letters) :]), known
             else:
                 position = _position(ref)
                 if position is None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TypedDict, TypeVar
 
 from lxml import etree
 
@@ -55,6 +56,20 @@ class DefinedName:
     comment: str | None
 
 
+T = TypeVar("T")
+D = TypeVar("D")
+
+
+class FontStyle(TypedDict, total=False):
+    """What a font of the styles part gives a cell format (nothing for a missing font)."""
+
+    bold: bool
+    italic: bool
+    underline: bool
+    strike: bool
+    font_color: str | None
+
+
 @dataclass
 class CellStyle:
     """What a style index means for display and for meaningful formatting cues."""
@@ -93,7 +108,7 @@ class Styles:
     dxfs: list[etree._Element] = field(default_factory=list)
     theme: list[str] = field(default_factory=list)
     custom: dict[int, str] = field(default_factory=dict)  # numFmtId -> format code
-    fonts: list[dict[str, object]] = field(default_factory=list)
+    fonts: list[FontStyle] = field(default_factory=list)
     fills: list[str | None] = field(default_factory=list)
     borders: list[tuple[str | None, str | None]] = field(default_factory=list)
     cells: dict[int, CellStyle] = field(default_factory=dict)  # by index, as worked out
@@ -122,18 +137,18 @@ class Styles:
             num_fmt = int(xf.get("numFmtId", "0"))
         except ValueError:
             num_fmt = 0
-        font = _pick(self.fonts, xf.get("fontId"), {})
-        top, bottom = _pick(self.borders, xf.get("borderId"), (None, None))  # type: ignore[misc]
+        font = _pick(self.fonts, xf.get("fontId"), FontStyle())
+        top, bottom = _pick(self.borders, xf.get("borderId"), (None, None))
         return CellStyle(
             number_format=format_code(num_fmt, self.custom),
-            fill=_pick(self.fills, xf.get("fillId"), None),  # type: ignore[arg-type]
+            fill=_pick(self.fills, xf.get("fillId"), None),
             border_top=top,
             border_bottom=bottom,
-            **font,  # type: ignore[arg-type]
+            **font,
         )
 
 
-def _pick(items: list, index: str | None, default: object) -> object:
+def _pick(items: list[T], index: str | None, default: D) -> T | D:
     """`items[index]` of an index attribute, `default` when it is unreadable or out of range."""
     try:
         return items[int(index or 0)]
@@ -219,8 +234,9 @@ def iterparse_part(package: Package, name: str, tags: tuple[str, ...]) -> Iterat
         for _, element in events:
             yield element
             element.clear(keep_tail=False)
-            while element.getprevious() is not None:
-                del element.getparent()[0]
+            parent = element.getparent()
+            while parent is not None and element.getprevious() is not None:
+                del parent[0]
 
 
 def _refuse_declarations(name: str, head: bytes) -> None:
@@ -267,7 +283,7 @@ def _border(border: etree._Element, side: str) -> str | None:
     return element.get("style") or None
 
 
-def _font(font: etree._Element, theme: list[str]) -> dict[str, object]:
+def _font(font: etree._Element, theme: list[str]) -> FontStyle:
     def flag(tag: str) -> bool:
         element = font.find(f"{{*}}{tag}")
         return element is not None and is_true(element.get("val"), True)
@@ -346,13 +362,13 @@ def open_workbook(package: Package) -> Workbook:
     sheets = []
     for index, sheet in enumerate(root.iterfind("{*}sheets/{*}sheet"), start=1):
         rel = rels.get(rid(sheet) or "")
-        target = Package.resolve(part, rel[1]) if rel else None
+        sheet_part = Package.resolve(part, rel[1]) if rel else None
         sheets.append(
             SheetInfo(
                 name=sheet.get("name", f"Sheet{index}"),
                 index=index,
                 state=STATES.get(sheet.get("state", "visible"), "visible"),
-                part=target if target in package.names else None,
+                part=sheet_part if sheet_part in package.names else None,
                 kind=rel[0] if rel else "worksheet",
             )
         )

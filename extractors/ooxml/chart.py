@@ -283,6 +283,7 @@ def _axis(element: etree._Element, orientation: str, secondary: bool) -> dict[st
     position = _val(element, "c:axPos") or ""
     title = element.find("c:title", NS)
     scaling = element.find("c:scaling", NS)
+    number_format = element.find("c:numFmt", NS)
     axis: dict[str, Any] = {
         "id": _val(element, "c:axId"),
         "kind": _local(element),
@@ -291,9 +292,7 @@ def _axis(element: etree._Element, orientation: str, secondary: bool) -> dict[st
         "secondary": secondary,
         "deleted": _flag(element.find("c:delete", NS)),
         "title": _title_text(title) if title is not None else None,
-        "number_format": (element.find("c:numFmt", NS).get("formatCode"))
-        if element.find("c:numFmt", NS) is not None
-        else None,
+        "number_format": number_format.get("formatCode") if number_format is not None else None,
     }
     if scaling is not None:
         for bound in ("min", "max"):
@@ -376,7 +375,7 @@ def _parse_chartex(root: etree._Element, part: str) -> dict[str, Any]:
     chart = root.find("cx:chart", NS)
     data: dict[str, dict[str, Any]] = {}
     for item in root.iterfind("cx:chartData/cx:data", NS):
-        dims = {}
+        dims: dict[str, dict[str, Any]] = {}
         for dim in item:
             kind = dim.get("type", _local(dim))
             level = dim.find("cx:lvl", NS)
@@ -385,7 +384,7 @@ def _parse_chartex(root: etree._Element, part: str) -> dict[str, Any]:
         data[item.get("id", "")] = dims
     title = None
     layouts: list[str] = []
-    series = []
+    series: list[dict[str, Any]] = []
     if chart is not None:
         title_el = chart.find("cx:title", NS)
         if title_el is not None:
@@ -415,8 +414,8 @@ def _parse_chartex(root: etree._Element, part: str) -> dict[str, Any]:
                     "data_labels": [],
                 }
             )
-    for ser in series:
-        ser["points"] = formatted_points(ser)
+    for entry in series:
+        entry["points"] = formatted_points(entry)
     legend = chart.find("cx:legend", NS) if chart is not None else None
     return {
         "part": part,

@@ -321,9 +321,9 @@ def _layout(tokens: tuple[tuple[str, str], ...]) -> Layout:
     )
 
 
-def _number(value: float, section: _Section) -> str:
+def _number(value: float, section: _Section, layout: Layout) -> str:
     fraction_, percent, thousands, core, scientific, grouped, decimals, min_decimals, min_int = (
-        section.layout
+        layout
     )
     if fraction_:
         return _fraction(value, section.tokens)
@@ -581,9 +581,9 @@ def _show(section: _Section, number: float, date1904: bool) -> str:
         return section.general.replace("\0", general(number)).strip()
     if section.date:
         return _date(number, section, date1904)
-    if section.literal is not None:
-        return section.literal
-    return _number(number, section)
+    if section.layout is not None:
+        return _number(number, section, section.layout)
+    return section.literal or ""
 
 
 def format_value(value: object, code: str, date1904: bool = False) -> str:

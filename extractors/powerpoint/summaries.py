@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from lxml import etree
+
 from extractors.ooxml.namespaces import a, inches, one_line, p
 from extractors.powerpoint.lang import language_name
 from extractors.powerpoint.shapes import Shape
@@ -83,12 +85,7 @@ def structure_artifact(
         if shape.kind != "cxnSp":
             continue
         props = shape.element.find(f"{p('nvCxnSpPr')}/{p('cNvCxnSpPr')}")
-        ends = [
-            props.find(a(end)).get("id", "")
-            if props is not None and props.find(a(end)) is not None
-            else ""
-            for end in ("stCxn", "endCxn")
-        ]
+        ends = [_connected_id(props, end) for end in ("stCxn", "endCxn")]
         if all(ends) and all(e in ctx.names for e in ends):
             start, end = (ctx.names[e] for e in ends)
             lines.append(
@@ -105,6 +102,12 @@ def structure_artifact(
         "top_level": [s.name for s in shapes],
     }
     return ctx.add("slide-structure", ("structure",), "\n".join(lines), None, facts=facts)
+
+
+def _connected_id(props: etree._Element | None, end: str) -> str:
+    """The id of the shape a connector's end (stCxn or endCxn) is glued to ('' for none)."""
+    glued = props.find(a(end)) if props is not None else None
+    return glued.get("id", "") if glued is not None else ""
 
 
 def animations_artifact(ctx: SlideContext) -> Artifact | None:

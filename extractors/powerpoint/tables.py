@@ -81,9 +81,9 @@ def table_lines(ctx: SlideContext, shape: Shape) -> list[str]:
         facts=facts,
     )
     out = [ctx.show(artifact)]
-    colors = _cell_colors(ctx, shape, grid, fills, artifact)
-    if colors is not None:
-        out.append(ctx.show(colors))
+    coloured = _cell_colors(ctx, shape, grid, fills, artifact)
+    if coloured is not None:
+        out.append(ctx.show(coloured))
     return out
 
 

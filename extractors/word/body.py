@@ -85,7 +85,7 @@ class _Walker:
         out: list[Node] = []
         for position, node in enumerate(items):
             kind = node.get("t")
-            content = node.get("c")
+            content: Any = node.get("c")
             if kind in _FLATTEN:
                 out.extend(self.inlines(content))
             elif kind == "Span":
@@ -194,7 +194,7 @@ class _Walker:
     # blocks ------------------------------------------------------------------
     def block(self, node: Node) -> Node | None:
         kind = node.get("t")
-        content = node.get("c")
+        content: Any = node.get("c")
         if kind == "Table":
             return para(self.table(node))
         if kind in ("Para", "Plain"):

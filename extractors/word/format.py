@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
+from typing import TypedDict
 
 from lxml import etree
 
@@ -50,6 +51,19 @@ class RunFormat:
         if self.color:
             parts.append(f"colour #{self.color}")
         return ", ".join(parts)
+
+
+class RunChanges(TypedDict, total=False):
+    """What one rPr sets of a RunFormat."""
+
+    font: str | None
+    size: float
+    bold: bool
+    italic: bool
+    underline: str | None
+    color: str | None
+    strike: str | None
+    highlight: str | None
 
 
 @dataclass
@@ -115,8 +129,8 @@ class Styles:
         """Overlay one rPr on a format."""
         if rpr is None:
             return base
-        changes: dict[str, object] = {}
-        found: dict[str, etree._Element] = {}
+        changes: RunChanges = {}
+        found: dict[object, etree._Element] = {}  # by tag (a comment's tag is a function)
         for child in rpr:  # one scan of the rPr instead of a find per property
             found.setdefault(child.tag, child)
         fonts = found.get(RFONTS)
@@ -126,22 +140,24 @@ class Styles:
                 changes["font"] = self.theme_fonts.get("major" if "major" in theme else "minor")
             elif attr(fonts, "ascii") or attr(fonts, "hAnsi"):
                 changes["font"] = attr(fonts, "ascii") or attr(fonts, "hAnsi")
-        size = found.get(SZ)
-        if size is not None and (attr(size, "val") or "").isdigit():
-            changes["size"] = int(attr(size, "val")) / 2
-        for name in ("b", "i"):
-            element = found.get(w(name))
-            if element is not None:
-                changes["bold" if name == "b" else "italic"] = attr(element, "val") not in OFF
+        half_points = attr(found.get(SZ), "val") or ""
+        if half_points.isdigit():
+            changes["size"] = int(half_points) / 2
+        bold = found.get(w("b"))
+        if bold is not None:
+            changes["bold"] = attr(bold, "val") not in OFF
+        italic = found.get(w("i"))
+        if italic is not None:
+            changes["italic"] = attr(italic, "val") not in OFF
         underline = found.get(U)
         if underline is not None:
-            value = attr(underline, "val") or "single"
-            changes["underline"] = None if value in OFF else value
+            line = attr(underline, "val") or "single"
+            changes["underline"] = None if line in OFF else line
         colour = found.get(COLOR)
         if colour is not None:
             theme = attr(colour, "themeColor")
-            value = self.theme_colors.get(theme, "") if theme else attr(colour, "val")
-            changes["color"] = None if not value or value == "auto" else value.upper()
+            rgb = self.theme_colors.get(theme, "") if theme else attr(colour, "val")
+            changes["color"] = None if not rgb or rgb == "auto" else rgb.upper()
         for name in ("strike", "dstrike"):
             element = found.get(w(name))
             if element is not None:
@@ -149,8 +165,8 @@ class Styles:
                 changes["strike"] = ("double" if name == "dstrike" else "single") if on else None
         highlight = found.get(HIGHLIGHT)
         if highlight is not None:
-            value = attr(highlight, "val")
-            changes["highlight"] = None if not value or value in OFF else value
+            marker = attr(highlight, "val")
+            changes["highlight"] = None if not marker or marker in OFF else marker
         return replace(base, **changes) if changes else base
 
     def style_format(self, style_id: str | None, kind: str = "p") -> RunFormat:
@@ -180,7 +196,7 @@ class Styles:
         return self.apply(base, rpr)
 
     def _chain(self, style_id: str) -> list[etree._Element]:
-        chain = []
+        chain: list[etree._Element] = []
         current: str | None = style_id
         while current and current in self.styles and len(chain) < 16:
             chain.append(self.styles[current])

@@ -27,7 +27,7 @@ def _gather(node: Any, out: list[str]) -> None:
     if not isinstance(node, dict):
         return
     kind = node.get("t")
-    content = node.get("c")
+    content: Any = node.get("c")
     if kind == "Str":
         out.append(content)
     elif kind in ("Space", "SoftBreak"):

@@ -4,6 +4,7 @@ headers and footers, text boxes, embedded video and charts."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from lxml import etree
 
@@ -104,13 +105,13 @@ def comments(package: Package, index: BodyIndex) -> list[Artifact]:
     by_id = {record["id"]: record for record in records}
     artifacts = []
     for record in records:
-        parent = by_id.get(parents.get(record["id"], ""))
-        if parent is not None:
-            record["reply_to"] = parent["id"]
-            record["anchor"] = record["anchor"] or parent["anchor"]
+        replied = by_id.get(parents.get(record["id"], ""))
+        if replied is not None:
+            record["reply_to"] = replied["id"]
+            record["anchor"] = record["anchor"] or replied["anchor"]
             text = (
                 f"Reply by {record['author']} ({record['date']}) to the comment by "
-                f"{parent['author']} on “{record['anchor']}”: {record['text']}"
+                f"{replied['author']} on “{record['anchor']}”: {record['text']}"
             )
         else:
             text = (
@@ -121,7 +122,7 @@ def comments(package: Package, index: BodyIndex) -> list[Artifact]:
             Artifact(
                 id=f"cmt-{record['id']}",
                 category="Comment",
-                kind="comment-reply" if parent is not None else "comment",
+                kind="comment-reply" if replied is not None else "comment",
                 modality="element",
                 locator=f"comment {record['id']} on “{record['anchor'][:60]}”",
                 text=text,
@@ -187,13 +188,23 @@ def _comment_anchors(index: BodyIndex) -> dict[str, str]:
     return {key: "".join(parts) for key, parts in anchors.items()}
 
 
+@dataclass
+class _PartUse:
+    """How the sections use one header or footer part."""
+
+    kind: str  # header or footer
+    type: str  # default, first or even
+    sections: list[int] = field(default_factory=list)
+    title_page: bool = False
+
+
 def headers_footers(
     package: Package, index: BodyIndex, media: MediaWriter, ids: IdMaker
 ) -> list[Artifact]:
     """One artifact per header/footer part, naming its type and the sections using it."""
     rels = index.rels
     sections = index.of(w("sectPr"))
-    uses: dict[str, dict[str, object]] = {}
+    uses: dict[str, _PartUse] = {}
     for number, section in enumerate(sections, start=1):
         title_page = section.find(w("titlePg")) is not None
         for kind in ("header", "footer"):
@@ -202,25 +213,22 @@ def headers_footers(
                 if rel is None:
                     continue
                 part = Package.resolve(DOCUMENT, rel[1])
-                entry = uses.setdefault(
-                    part,
-                    {"kind": kind, "type": attr(ref, "type") or "default", "sections": []},
-                )
-                entry["sections"].append(number)
-                entry["title_page"] = title_page
+                entry = uses.setdefault(part, _PartUse(kind, attr(ref, "type") or "default"))
+                entry.sections.append(number)
+                entry.title_page = title_page
     artifacts: list[Artifact] = []
-    for part, entry in sorted(uses.items(), key=lambda item: (item[1]["sections"][0], item[0])):
+    for part, entry in sorted(uses.items(), key=lambda item: (item[1].sections[0], item[0])):
         xml = package.xml(part)
         if xml is None:
             continue
-        kind = str(entry["kind"])
+        kind = entry.kind
         owner = f"{'hdr' if kind == 'header' else 'ftr'}-{part.rsplit('/', 1)[-1][:-4]}"
         text, inner = _part_contents(package, part, xml, owner, media, ids)
         if not text:
             continue
-        sections_list = entry["sections"]
+        sections_list = entry.sections
         which = {"default": "default", "first": "first-page", "even": "even-page"}.get(
-            str(entry["type"]), str(entry["type"])
+            entry.type, entry.type
         )
         span = ", ".join(str(n) for n in sections_list)
         artifacts.append(
@@ -236,7 +244,7 @@ def headers_footers(
                     "type": which,
                     "sections": sections_list,
                     "section_count": len(sections),
-                    "title_page": bool(entry.get("title_page")),
+                    "title_page": entry.title_page,
                     "part": part,
                 },
                 group="Headers and footers",
@@ -287,7 +295,9 @@ def _part_contents(
                         group="Text boxes",
                     )
                 )
-        elif node.tag == f"{{{M}}}oMath" and node.getparent().tag != f"{{{M}}}oMathPara":
+        elif node.tag == f"{{{M}}}oMath" and (
+            (up := node.getparent()) is None or up.tag != f"{{{M}}}oMathPara"
+        ):
             pieces.append(_equation(node, owner, part, ids, inner))
         elif node.tag == f"{{{M}}}oMathPara":
             pieces.append(

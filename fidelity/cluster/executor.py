@@ -74,7 +74,7 @@ def run_item(
             item = relocated(item, scratch.input, scratch.out)
         with address_space_cap(memory_bytes):
             value = task(item, mark)
-        if scratch is None:
+        if scratch is None or original is None or out is None:
             return TaskResult(value=value), {}
         return TaskResult(value=scratch.restore(value, original, out)), scratch.written()
     except Exception as error:  # any failure of one item is that item's result
@@ -114,8 +114,11 @@ class RayExecutor:
         self.ship_files = ship_files
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self.in_flight = in_flight or 4 * max(1, cpus)  # slack behind a slow file
-        self.board = ray.remote(StageBoard).options(num_cpus=0).remote()
-        self.remote = ray.remote(run_item).options(max_retries=0, retry_exceptions=False)
+        # Any: Ray types an actor handle's methods as the plain methods, without `.remote`
+        self.board: Any = ray.remote(StageBoard).options(num_cpus=0).remote()
+        # Any: Ray types ObjectRef as invariant, so it refuses the ObjectRef[bytes] passed for
+        # run_item's `shipped` (Ray hands the task the bytes) against ObjectRef[bytes | None]
+        self.remote: Any = ray.remote(run_item).options(max_retries=0, retry_exceptions=False)
         self._count = 0
         self._live: set[Any] = set()
         self._checked = time.monotonic()

@@ -17,7 +17,7 @@ import shutil
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
@@ -137,7 +137,8 @@ def node_endpoint(namespace: str) -> Endpoint:
     while True:  # a node that joined mid-run gets its actor at the driver's next check
         try:
             actor = ray.get_actor(name, namespace=namespace)
-            return ray.get(actor.endpoint.remote())
+            # Ray's types know nothing of a named actor's methods (its ray.get answers a list)
+            return cast(Endpoint, ray.get(actor.endpoint.remote()))
         except ValueError:
             if time.monotonic() > deadline:
                 raise

@@ -2,16 +2,15 @@
 
 Tasks on different workers can ask the same thing at the same moment; both would
 miss the run store's cache and both would call the endpoint. `OncePerRequest`
-holds one lock per distinct request while it is in flight, so the second caller
-waits and then reads the first one's recorded reply from the cache. Pictures a
+holds one lock per record key (`LLMClient.request_key`, the key the run store caches
+the reply under) while a request is in flight, so the second caller waits and then
+reads the first one's recorded reply from the cache. Pictures a
 shipped task's call carries are first written under OUT (`pictures.store_pictures`).
 Everything else (cache, records, budget, concurrency limit) is the wrapped client's.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -20,19 +19,8 @@ from pydantic import BaseModel
 
 from fidelity.cluster.pictures import store_pictures
 from fidelity.core.llm.client import LLMClient, Reply
-
-
-def request_key(
-    role: str,
-    messages: Sequence[dict[str, Any]],
-    schema: type[BaseModel] | None,
-    stage: str | None,
-    params: dict[str, Any] | None,
-) -> str:
-    """A hash of everything that decides what `complete` sends."""
-    shape = schema.model_json_schema() if schema is not None else None
-    text = json.dumps([role, list(messages), shape, stage, params], sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()
+from fidelity.core.llm.images import ImageUnavailable
+from fidelity.core.llm.messages import Message
 
 
 class OncePerRequest:
@@ -47,14 +35,17 @@ class OncePerRequest:
     def complete(
         self,
         role: str,
-        messages: Sequence[dict[str, Any]],
+        messages: Sequence[Message],
         schema: type[BaseModel] | None = None,
         *,
         stage: str | None = None,
         params: dict[str, Any] | None = None,
     ) -> Reply:
         messages = store_pictures(messages, self.client.images.root)  # from shipped tasks
-        key = request_key(role, messages, schema, stage, params)
+        try:
+            key = self.client.request_key(role, messages, schema, params)
+        except ImageUnavailable:  # the client answers with the error: nothing to share
+            return self.client.complete(role, messages, schema, stage=stage, params=params)
         with self._guard:
             lock, waiting = self._in_flight.get(key, (threading.Lock(), 0))
             self._in_flight[key] = (lock, waiting + 1)

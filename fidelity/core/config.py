@@ -71,7 +71,8 @@ def _problem(cls: type, source: str, section: str, error: Any) -> str:
 
 
 @cache
-def _adapter(cls: type[T]) -> TypeAdapter[T]:
+def _adapter(cls: type) -> TypeAdapter[Any]:
+    """One adapter per dataclass (`validate_table` gives its result the dataclass's type)."""
     return TypeAdapter(cls)
 
 
@@ -79,8 +80,9 @@ def validate_table(cls: type[T], data: Any, section: str, source: str) -> T:
     """`data` (a TOML table) as a `cls` dataclass, or a ConfigError naming each problem."""
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: [{section}] should be a table, not {data!r}")
+    hashable: type = cls  # a class is hashable; mypy does not see it through type[T]
     try:
-        return _adapter(cls).validate_python(data)
+        return _adapter(hashable).validate_python(data)
     except ValidationError as error:
         raise ConfigError(*(_problem(cls, source, section, e) for e in error.errors())) from None
 

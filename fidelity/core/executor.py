@@ -130,7 +130,7 @@ class Executor(Protocol):
     def close(self) -> None: ...
 
 
-def one_line(text: str) -> str:
+def one_line(text: object) -> str:
     return " ".join(str(text).split())[:MESSAGE_CHARS]
 
 

@@ -61,6 +61,6 @@ class MatchingProcessPool(ProcessPool):
 
     manager_class: type[pebble_process.PoolManager] = MatchingPoolManager
 
-    def __init__(self, *args: Any, context: Any, **kwargs: Any) -> None:
-        super().__init__(*args, context=context, **kwargs)
+    def __init__(self, *, context: Any, **kwargs: Any) -> None:
+        super().__init__(context=context, **kwargs)
         self._pool_manager = self.manager_class(self._context, context)

@@ -119,9 +119,9 @@ class Package:
         root = self.xml(rels_name)
         if root is None:
             return {}
-        out = {}
+        out: dict[str, tuple[str, str, str]] = {}
         for rel in root:
-            out[rel.get("Id")] = (
+            out[rel.get("Id", "")] = (
                 rel.get("Type", "").rsplit("/", 1)[-1],
                 rel.get("Target", ""),
                 rel.get("TargetMode", "Internal"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Protocol, cast
 
 from PIL import Image
 
@@ -27,15 +28,21 @@ ANCHOR = re.compile(r"^\$?([A-Z]{1,3})\$?(\d+)")
 Box = tuple[int, int, int, int]
 
 
-def _runs(pixels: object, width: int, height: int) -> list[tuple[int, int, int]]:
+class GreyPixels(Protocol):
+    """The pixels of an L (grey) image: each one an int from 0 to 255."""
+
+    def __getitem__(self, xy: tuple[int, int], /) -> int: ...
+
+
+def _runs(pixels: GreyPixels, width: int, height: int) -> list[tuple[int, int, int]]:
     """(y, x0, x1) of every horizontal run of frame grey at least MIN_SIDE long."""
     found = []
     for y in range(height):
         x = 0
         while x < width:
-            if pixels[x, y] in FRAME_GREY:  # type: ignore[index]
+            if pixels[x, y] in FRAME_GREY:
                 start = x
-                while x < width and pixels[x, y] in FRAME_GREY:  # type: ignore[index]
+                while x < width and pixels[x, y] in FRAME_GREY:
                     x += 1
                 if x - start >= MIN_SIDE:
                     found.append((y, start, x - 1))
@@ -48,7 +55,9 @@ def frames(picture: Path) -> list[Box]:
     """The chart frames in a sheet render, outermost only, in reading order."""
     with Image.open(picture) as image:
         grey = image.convert("L")
-    pixels, (width, height) = grey.load(), grey.size
+    # Pillow types any image's pixel as float | tuple and its access as optional; an L
+    # image that was just converted has one, of ints
+    pixels, (width, height) = cast(GreyPixels, grey.load()), grey.size
     runs = _runs(pixels, width, height)
     if len(runs) > MAX_RUNS:
         return []
@@ -57,15 +66,8 @@ def frames(picture: Path) -> list[Box]:
         for bottom, b0, b1 in runs[index + 1 :]:
             if (b0, b1) != (x0, x1) or bottom - top < MIN_SIDE:
                 continue
-            sides = [
-                pixels[x, y] in FRAME_GREY  # type: ignore[index]
-                for y in range(top, bottom + 1)
-                for x in (x0, x1)
-            ]
-            middle = [
-                pixels[x, (top + bottom) // 2] in FRAME_GREY  # type: ignore[index]
-                for x in range(x0 + 1, x1)
-            ]
+            sides = [pixels[x, y] in FRAME_GREY for y in range(top, bottom + 1) for x in (x0, x1)]
+            middle = [pixels[x, (top + bottom) // 2] in FRAME_GREY for x in range(x0 + 1, x1)]
             if sum(sides) >= SIDE_SHARE * len(sides) and sum(middle) < 0.5 * len(middle):
                 boxes.append((x0, top, x1 + 1, bottom + 1))
     outer = [

@@ -251,7 +251,9 @@ def files_section(run: RunSnapshot, out: Path, table: QuestionTable) -> FilesSec
         entry = stored.get(record.get("sha256", ""))
         outcome, reason = file_outcome(record, entry)
         size = record.get("size") or {}
-        statuses = table.per_file.get(entry["path"] if entry else record.get("path", ""), {})
+        statuses = table.per_file.get(
+            entry["path"] if entry else record.get("path", ""), Counter[str]()
+        )
         rows.append(
             {
                 "path": record.get("path", ""),

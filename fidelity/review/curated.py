@@ -108,6 +108,8 @@ def add(out: Path, store: RunStore, config: Config, matched: Matched) -> list[Ad
             by_file.setdefault(candidate.file_sha, []).append((item, candidate))
     for sha, pairs in by_file.items():
         document = store.document(sha)
+        if document is None:  # not reached: the items were matched to this stored document
+            continue
         outcomes = filter_candidates(document, [candidate for _, candidate in pairs], stages)
         with store.transaction():
             store_outcomes(store, outcomes, store.next_seq(sha))

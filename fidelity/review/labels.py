@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 REVIEW = "review"
 ADJUDICATION = "adjudication"
@@ -100,6 +100,11 @@ class Checker:
         if self.problems:
             raise ReviewFileError(self.problems)
 
+    def refuse(self, where: str, name: str, message: str) -> NoReturn:
+        """A problem that ends the reading: raised with the problems found before it."""
+        self.fail(where, name, message)
+        raise ReviewFileError(self.problems)
+
     def yes_no(self, value: Any, where: str, name: str) -> bool | None:
         """'yes'/'no' (and the spellings in YES/NO, booleans); empty is None."""
         if isinstance(value, list) and len(value) <= 1:
@@ -177,18 +182,15 @@ def load_json(path: Path, check: Checker) -> list[Any]:
     """A JSON file holding a list (an export); a clear error naming the line when it is broken."""
     size = path.stat().st_size
     if size > MAX_JSON_BYTES:
-        check.fail("line 1", "(file)", f"{size} bytes, over the {MAX_JSON_BYTES} limit")
-        check.done()
+        check.refuse("line 1", "(file)", f"{size} bytes, over the {MAX_JSON_BYTES} limit")
     text = check.decoded(path.read_bytes())
     check.done()
     try:
         data = json.loads(text or "")
     except json.JSONDecodeError as error:
-        check.fail(f"line {error.lineno}", "(file)", f"not valid JSON ({error.msg}); truncated?")
-        check.done()
+        check.refuse(f"line {error.lineno}", "(file)", f"not valid JSON ({error.msg}); truncated?")
     if not isinstance(data, list):
-        check.fail("line 1", "(file)", "expected a JSON list of tasks or records")
-        check.done()
+        check.refuse("line 1", "(file)", "expected a JSON list of tasks or records")
     return data
 
 

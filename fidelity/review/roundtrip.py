@@ -208,9 +208,11 @@ def _grader_pairs(
     tasks: dict[str, Task], resolutions: dict[str, Resolution]
 ) -> list[tuple[float, float]]:
     return [
-        (tasks[task_id].grade, resolution.quality)
+        (grade, resolution.quality)
         for task_id, resolution in resolutions.items()
-        if resolution.final and resolution.quality is not None and tasks[task_id].grade is not None
+        if resolution.final
+        and resolution.quality is not None
+        and (grade := tasks[task_id].grade) is not None
     ]
 
 

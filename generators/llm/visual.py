@@ -72,7 +72,8 @@ class VisualGenerator(DraftingGenerator):
         return word_count(plain(artifact.text)) >= MIN_DESCRIPTION_WORDS
 
     def draft(self, document: Document, artifact: Artifact) -> list[Candidate]:
-        images = [artifact.media] if self.client.images.sendable(artifact.media) else []
+        media = artifact.media
+        images = [media] if media and self.client.images.sendable(media) else []
         description = plain(artifact.text)[:MAX_DESCRIPTION_CHARS] or "(no caption or alt text)"
         context = {
             "kind": artifact.category,

@@ -252,7 +252,7 @@ def table_extreme(
         return []
     if all(cell_number(label) is not None for label in labels):  # a data column, not labels
         return []
-    columns = [(None, 1)] if width == 2 and not header else []
+    columns: list[tuple[str | None, int]] = [(None, 1)] if width == 2 and not header else []
     if header:
         columns = [(name, first) for name, first, last in _header_spans(rows[0]) if first == last]
     out = []

@@ -373,7 +373,7 @@ def _label_next_to(document: Document, artifact: Artifact, pairs: list[dict]) ->
 def _note_clozes(document: Document, artifact: Artifact) -> list[Candidate]:
     """A word or number blanked from a sentence written in a free-form cell (a note or an
     instruction on the sheet)."""
-    out = []
+    out: list[Candidate] = []
     for item in artifact.facts.get("cells", []):
         text = _flat(re.sub(r"\*+|\[[^\]]*\]", "", item["text"]))
         if "\\" in text or "⟦" in text:  # a file path or a formula placeholder, not prose

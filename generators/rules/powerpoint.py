@@ -546,7 +546,7 @@ def smartart_structure(document: Document, artifact: Artifact) -> list[Candidate
     counts: dict[str, int] = {}
     for relation in relations:
         counts[relation["item"]] = counts.get(relation["item"], 0) + 1
-    out = []
+    out: list[Candidate] = []
     if not _only_one(document, artifact):
         return []
     where = f"the SmartArt diagram on slide {slide}"

@@ -413,7 +413,7 @@ def _positional(
         and not CELL_STAND_IN.match(row[column].strip())
         and not CELL_STAND_IN.match(name.strip())
     ]
-    out = []
+    out: list[Candidate] = []
     for _ in range(min(cap(2), len(options))):
         drawn = options.pop(pick(f"{artifact.id}:position:{len(out)}", len(options)))
         number, column, name, value = drawn

@@ -432,3 +432,28 @@ def test_broken_replies_are_failed_calls_retried_then_recorded(stub, tmp_path, f
     assert not failed.ok and failed.error and len(stub.chat_requests()) == 6
     record = harness.store.model_call(failed.record_id)
     assert record["response"] is None and record["error"] == failed.error
+
+
+class Sighting(BaseModel):
+    answer: str
+    sure: bool
+
+
+def test_record_keys_are_those_recorded_before(tmp_path):
+    """The run store caches replies under these keys: a change to how a request is keyed
+    would make every earlier run's records unreachable (the values are the keys the
+    client wrote before `call_key` became the one keying function)."""
+    picture = tmp_path / "pic.png"
+    picture.write_bytes(b"not decoded: only hashed into the key")
+    store = RunStore(tmp_path / "run.sqlite")
+    settings = ModelsConfig(model="stub-model", temperature=0.0)
+    client = LLMClient(settings, store, tmp_path, replay_only=True)
+    asked = [system("Answer from the picture."), user("What is shown?", [picture])]
+    with_picture = client.complete("answerer", asked, Sighting, params={"seed": 7})
+    plain = client.complete("generator", [user("Plain question, ünïcode")])
+    assert with_picture.record_id == (
+        "2124365d3f649cf8222b110ddfabfedb0ed6dab3f427d7092936ba2f652e07b2"
+    )
+    assert plain.record_id == "fcb2f222dd934e89f2ebe5409a4284ccde78e7eaf60db4eeb1176b3c439125b5"
+    assert client.request_key("answerer", asked, Sighting, {"seed": 7}) == with_picture.record_id
+    store.close()

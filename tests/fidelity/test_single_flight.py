@@ -35,3 +35,33 @@ def test_identical_requests_in_flight_together_are_sent_once(tmp_path, monkeypat
         assert ask("another question").ok
         assert len(server.chat_requests()) == 2
         store.close()
+
+
+def test_requests_that_differ_only_in_stage_share_one_record_and_one_call(tmp_path, monkeypatch):
+    """The relay waits on the record key (the stage is not part of it): the second caller
+    reads the first one's record instead of calling again."""
+    with StubServer(slow_reply) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-single-flight-test")
+        store = RunStore(tmp_path / "run.sqlite")
+        client = LLMClient(ModelsConfig(model="stub-model", concurrency=4), store, tmp_path)
+        once = OncePerRequest(client)
+
+        def ask(stage: str):
+            return once.complete("generator", [user("same question")], stage=stage)
+
+        with ThreadPoolExecutor(2) as pool:
+            replies = list(pool.map(ask, ["generate", "regenerate"]))
+        assert len(server.chat_requests()) == 1
+        assert {reply.record_id for reply in replies} == {
+            client.request_key("generator", [user("same question")])
+        }
+        store.close()
+
+
+def test_a_missing_picture_is_the_clients_error_not_the_relays(tmp_path):
+    store = RunStore(tmp_path / "run.sqlite")
+    client = LLMClient(ModelsConfig(model="stub-model"), store, tmp_path, replay_only=True)
+    reply = OncePerRequest(client).complete("generator", [user("see", [tmp_path / "gone.png"])])
+    assert reply.error.startswith("image not sendable: gone.png")
+    store.close()

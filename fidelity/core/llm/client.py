@@ -31,7 +31,7 @@ from fidelity.core.config import ModelsConfig
 from fidelity.core.llm import structured
 from fidelity.core.llm.accounting import Accounting, usage_of
 from fidelity.core.llm.images import ImageLoader, ImageUnavailable
-from fidelity.core.llm.messages import Message, assistant, call_key, keyed, recorded, user, wire
+from fidelity.core.llm.messages import Message, assistant, call_key, recorded, user, wire
 from fidelity.core.store import RunStore
 
 ROLE_STAGE = {"generator": "generate", "answerer": "filter", "judge": "filter", "grader": "grade"}
@@ -124,13 +124,26 @@ class LLMClient:
                 settings = self.settings
                 key = os.environ.get(settings.api_key_env, "") or "unused"
                 base_url = settings.base_url or os.environ.get("OPENAI_BASE_URL") or None
-                common = {"api_key": key, "max_retries": 0, "timeout": settings.timeout}
-                if settings.api_version:
+                timeout = settings.timeout
+                if settings.api_version and base_url:
                     self._api = openai.AzureOpenAI(
-                        azure_endpoint=base_url, api_version=settings.api_version, **common
+                        azure_endpoint=base_url,
+                        api_version=settings.api_version,
+                        api_key=key,
+                        max_retries=0,
+                        timeout=timeout,
+                    )
+                elif settings.api_version:  # the endpoint from AZURE_OPENAI_ENDPOINT, if set
+                    self._api = openai.AzureOpenAI(
+                        api_version=settings.api_version,
+                        api_key=key,
+                        max_retries=0,
+                        timeout=timeout,
                     )
                 else:
-                    self._api = openai.OpenAI(base_url=base_url, **common)
+                    self._api = openai.OpenAI(
+                        base_url=base_url, api_key=key, max_retries=0, timeout=timeout
+                    )
             return self._api
 
     def model_for(self, role: str) -> str:
@@ -175,6 +188,19 @@ class LLMClient:
                 return Reply(text=second.text, record_id=second.record_id, error=error)
         except ImageUnavailable as error:
             return Reply(error=f"image not sendable: {error}")
+
+    def request_key(
+        self,
+        role: str,
+        messages: Sequence[Message],
+        schema: type[BaseModel] | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> str:
+        """The record key of the call `complete` makes first for this request (raises
+        ImageUnavailable when a picture cannot be read)."""
+        schema_json = structured.strict_schema(schema) if schema else None
+        msgs = _with_instruction(messages, schema)
+        return call_key(self.model_for(role), msgs, self.params(params), schema_json, self.images)
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
         return concurrent_map(fn, items, self.settings.concurrency)
@@ -236,7 +262,7 @@ class LLMClient:
     ) -> Reply:
         params = self.params(extra)
         schema_json = structured.strict_schema(schema) if schema else None
-        key = call_key(model, keyed(messages, self.images), params, schema_json)
+        key = call_key(model, messages, params, schema_json, self.images)
         stored = self.lookup(key)
         if stored and stored["response"]:
             self.accounting.add_cached(stage, model)

@@ -86,8 +86,21 @@ def wire(messages: Sequence[Message], loader: ImageLoader) -> list[Message]:
     )
 
 
-def call_key(model: str, messages: list[Message], params: dict[str, Any], schema: Any) -> str:
-    """The record key: a hash of the model, the keyed messages, the parameters and the schema."""
-    payload = {"model": model, "messages": messages, "params": params, "schema": schema}
+def call_key(
+    model: str,
+    messages: Sequence[Message],
+    params: dict[str, Any],
+    schema: dict[str, Any] | None,
+    loader: ImageLoader,
+) -> str:
+    """The record key: a hash of the model, the messages in keyed form (pictures by content),
+    the parameters and the strict schema. The one function that keys a request: the run
+    store caches replies under it and the single-flight relay waits on it."""
+    payload = {
+        "model": model,
+        "messages": keyed(messages, loader),
+        "params": params,
+        "schema": schema,
+    }
     raw = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(raw.encode()).hexdigest()

@@ -1,9 +1,11 @@
 """The interfaces of the model client: what answers a request, and what the stages use.
 
 Every client, proxy and wrapper implements `Completer` (the driver's LLMClient, the worker's
-RemoteModelClient, the driver-side LLMService, the Ray single-flight and picture relays);
-generators and filters are annotated with `ModelClient`, which a worker's proxy satisfies as
-well as the driver's client, so they never depend on one concrete class.
+RemoteModelClient, the Ray single-flight and picture relays; mypy checks each where it is
+passed as one, the relays to the ServiceHost that serves them); generators and filters are
+annotated with `ModelClient`, which a worker's proxy satisfies as well as the driver's client,
+so they never depend on one concrete class. The driver-side LLMService is no Completer: it
+takes a connection's positional arguments and calls the Completer it serves.
 """
 
 from __future__ import annotations

@@ -58,7 +58,7 @@ CONFIG = """<View>
   <TextArea name="revised_answer" toName="answer" rows="4" maxSubmissions="1" editable="true"/>
 </View>
 """
-CONTROLS = ("correct", "evidence_located", "quality", "evidence_mark", "comment")
+CONTROLS: tuple[str, ...] = ("correct", "evidence_located", "quality", "evidence_mark", "comment")
 CONTROLS += ("revised_question", "revised_answer")
 NO_PICTURE = (
     '<svg xmlns="http://www.w3.org/2000/svg" width="320" height="40">'

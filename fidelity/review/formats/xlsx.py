@@ -26,8 +26,10 @@ from zipfile import BadZipFile
 
 from openpyxl import Workbook, load_workbook
 from openpyxl.styles import Alignment, Font, PatternFill
+from openpyxl.utils import get_column_letter
 from openpyxl.utils.exceptions import InvalidFileException
 from openpyxl.worksheet.datavalidation import DataValidation
+from openpyxl.worksheet.properties import PageSetupProperties
 from openpyxl.worksheet.worksheet import Worksheet
 
 from fidelity.core.atomic import replacing
@@ -135,7 +137,7 @@ def _workbook(
     tasks: list[Task], out: Path, person: str, round_: str, previous: dict[str, list[Label]]
 ) -> Workbook:
     book = Workbook()
-    sheet = book.active
+    sheet = book.worksheets[0]  # the one sheet a new workbook has
     sheet.title = SHEET
     sheet.append([*TASK_COLUMNS, *ANSWER_COLUMNS])
     for cell in sheet[1]:
@@ -157,6 +159,7 @@ def _workbook(
     max_lines = int(MAX_ROW_POINTS // LINE_POINTS)
     for row, task in enumerate(tasks, start=2):
         where = f"sheet 'questions' from row {pages[task.id]}"
+        evidence = fitted(readable_evidence(task), WIDTHS["evidence"], max_lines, where)
         table = tables.get(task.id)
         sheet.append(
             [
@@ -170,7 +173,7 @@ def _workbook(
                 task.locator,
                 task.question,
                 task.answer_text(),
-                fitted(readable_evidence(task), WIDTHS["evidence"], max_lines, where),
+                evidence,
                 table.label if table else "",
                 task.image or "",
                 None,
@@ -187,7 +190,7 @@ def _workbook(
         yes_no_list.add(sheet.cell(row, column["correct"]))
         yes_no_list.add(sheet.cell(row, column["evidence located"]))
         ratings.add(sheet.cell(row, column["quality"]))
-        height = _height(task, sheet.cell(row, column["evidence"]).value or "")
+        height = _height(task, evidence)
         picture = image_path(out, task.image)
         if picture:
             anchor = sheet.cell(row, column["picture"]).coordinate
@@ -196,7 +199,7 @@ def _workbook(
             height = max(height, drawn * 0.75 + 6)
         sheet.row_dimensions[row].height = min(MAX_ROW_POINTS, height)
     for name, width in WIDTHS.items():
-        sheet.column_dimensions[sheet.cell(1, column[name]).column_letter].width = width
+        sheet.column_dimensions[get_column_letter(column[name])].width = width
     sheet.freeze_panes = "B2"
     _print_setup(sheet)
     return book
@@ -221,7 +224,7 @@ def _print_setup(sheet: Worksheet) -> None:
     sheet.page_setup.orientation = "landscape"
     sheet.page_setup.paperSize = sheet.PAPERSIZE_A4
     sheet.page_setup.scale = 100
-    sheet.sheet_properties.pageSetUpPr.fitToPage = False
+    sheet.sheet_properties.pageSetUpPr = PageSetupProperties(fitToPage=False)
     sheet.print_title_rows = "1:1"
     sheet.print_title_cols = "A:A"
     sheet.print_options.gridLines = True
@@ -261,11 +264,9 @@ def read(path: Path) -> tuple[list[Label], list[HandItem]]:
     try:
         book = load_workbook(path, read_only=True, data_only=True)
     except (OSError, ValueError, KeyError, BadZipFile, InvalidFileException) as error:
-        check.fail("(workbook)", "(file)", f"not a readable .xlsx workbook ({error})")
-        check.done()
+        check.refuse("(workbook)", "(file)", f"not a readable .xlsx workbook ({error})")
     if SHEET not in book.sheetnames:
-        check.fail("(workbook)", "(sheet)", f"no sheet named {SHEET!r}")
-        check.done()
+        check.refuse("(workbook)", "(sheet)", f"no sheet named {SHEET!r}")
     rows = book[SHEET].iter_rows(values_only=True)
     header = [str(name or "").strip().lower() for name in next(rows, ())]
     for name in REQUIRED_COLUMNS:

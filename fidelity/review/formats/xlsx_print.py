@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from openpyxl import Workbook
 from openpyxl.drawing.image import Image as SheetImage
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 from openpyxl.worksheet.page import PageMargins
 from openpyxl.worksheet.pagebreak import Break
+from openpyxl.worksheet.properties import PageSetupProperties
 from openpyxl.worksheet.worksheet import Worksheet
 from PIL import Image
 
@@ -171,10 +173,10 @@ def place_picture(
     return float(placed.height)
 
 
-def full_size(sheet: Worksheet, orientation: str) -> None:
+def full_size(sheet: Worksheet, orientation: Literal["portrait", "landscape"]) -> None:
     """A4 at 100 % (never shrunk to fit, so the text prints at its size)."""
     sheet.page_setup.orientation = orientation
     sheet.page_setup.paperSize = sheet.PAPERSIZE_A4
     sheet.page_setup.scale = 100
-    sheet.sheet_properties.pageSetUpPr.fitToPage = False
+    sheet.sheet_properties.pageSetUpPr = PageSetupProperties(fitToPage=False)
     sheet.page_margins = PageMargins(left=0.5, right=0.5, top=0.6, bottom=0.6)
