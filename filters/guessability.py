@@ -321,6 +321,8 @@ def application_default(
         return candidate.probe.value, f"an application default for {kind}"
     if kind in defaults.PERSON_TYPES and defaults.TOOL_AUTHOR.match(candidate.probe.value.strip()):
         return candidate.probe.value, "the software that wrote the file, not a person"
+    if kind.startswith("metadata-") and defaults.TOOL_NOTE.match(candidate.probe.value.strip()):
+        return candidate.probe.value, "a note the software that wrote the file left about itself"
     if kind == "slide-layout":
         return _default_layout(artifact, candidate)
     if kind in defaults.FONT_TYPES:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from num2words import num2words
+
 from fidelity.core.document import Artifact, Candidate, Document
 from fidelity.core.text import normalize
 from generators.draft import candidate, quote
@@ -92,7 +94,11 @@ def _text(document: Document, artifact: Artifact) -> list[Candidate]:
             or ADDRESS.search(sentence)
         ):
             return None  # the same sentence twice (the blank is ambiguous), filler, or a URL
-        numbers = [n for n in NUMBER.findall(sentence) if n not in heading]
+        numbers = [
+            n
+            for n in NUMBER.findall(sentence)
+            if n not in heading and _number_blankable(sentence, n, everywhere)
+        ]
         if numbers:
             return numbers[0], "number"
         # a word the next paragraphs (or any other part) repeat is stated elsewhere
@@ -119,6 +125,39 @@ def _text(document: Document, artifact: Artifact) -> list[Candidate]:
         + _heading_of(document, artifact, heading, paragraphs, everywhere)
         + _list_items(document, artifact, heading)
     )
+
+
+def _number_blankable(sentence: str, number: str, everywhere: str) -> bool:
+    """A number worth blanking: not the sentence's leading clause label ("7.10 Windows NT
+    Server…", which its neighbours' numbers give), not spelled out beside it ("fifty (50)"),
+    and not found elsewhere with the word before or after it ("Section 1.5 above")."""
+    at = sentence.find(number)
+    if sentence[:at].strip() == "":
+        return False
+    if _spelled_out(number, sentence):
+        return False
+    before = re.findall(r"[^\W_]+", sentence[:at])[-1:]
+    after = re.findall(r"[^\W_]+", sentence[at + len(number) :])[:1]
+    return not any(
+        everywhere.count(pair) > sentence.count(pair)
+        for pair in (
+            f"{before[0]} {number}" if before else "",
+            f"{number} {after[0]}" if after else "",
+        )
+        if pair
+    )
+
+
+def _spelled_out(number: str, sentence: str) -> bool:
+    """The sentence also writes the number in words ("fifty (50) copies")."""
+    try:
+        value = float(number.replace(",", ""))
+    except ValueError:
+        return False
+    if not value.is_integer() or value > 1_000_000:
+        return False
+    words = num2words(int(value)).replace("-", " ").replace(" and ", " ")
+    return f" {words} " in f" {normalize(sentence.replace('-', ' '))} "
 
 
 LIST_ITEM = re.compile(r"^(\s*)([-*+•]|\d+[.)]|[a-z][.)])\s+(.+)$")
