@@ -10,6 +10,7 @@ from typing import TypedDict
 
 from lxml import etree
 
+from extractors.word.fields import FieldState
 from extractors.word.index import BodyIndex
 from extractors.word.xml import A, attr, text_of, w, walk
 from fidelity.core.document import Artifact
@@ -214,20 +215,26 @@ class Paragraph:
     text: str
     runs: list[tuple[str, RunFormat]]
     in_table: bool
+    generated: str = ""  # the field Word generated the paragraph's text from (BIBLIOGRAPHY, TOC)
+    linked: list[bool] = field(default_factory=list)  # per run: link text
 
 
 def read_paragraphs(index: BodyIndex, styles: Styles) -> list[Paragraph]:
     """Body paragraphs (text boxes, deleted and moved-away text left out), with run formats."""
     skip = frozenset({w("txbxContent"), w("del"), w("moveFrom")})  # moved-away text is gone
     out = []
+    fields = FieldState()
     for node in index.of(w("p"), outside_textboxes=True):
         style = attr(node.find(f"{w('pPr')}/{w('pStyle')}"), "val")
-        runs = []
+        runs, linked, generated = [], [], set()
         for run in walk(node, skip):
             if run.tag == w("r"):
+                fields.feed(run)
                 text = text_of(run)
                 if text:
                     runs.append((text, styles.run_format(style, run)))
+                    linked.append(fields.linked(run))
+                    generated.add(fields.generated(run))
         out.append(
             Paragraph(
                 element=node,
@@ -236,6 +243,8 @@ def read_paragraphs(index: BodyIndex, styles: Styles) -> list[Paragraph]:
                 text=" ".join("".join(text for text, _ in runs).split()),
                 runs=runs,
                 in_table=any(a.tag == w("tc") for a in node.iterancestors()),
+                generated=next(iter(generated)) if len(generated) == 1 else "",
+                linked=linked,
             )
         )
     return out
@@ -246,25 +255,29 @@ def _is_heading(style_name: str) -> bool:
     return lowered.startswith("heading") or lowered in ("title", "subtitle")
 
 
-def _spans(paragraph: Paragraph, key: Callable[[RunFormat], object]) -> list[tuple[str, RunFormat]]:
-    """Adjacent runs sharing the same `key(format)` merged into (text, format) spans.
+def _spans(
+    paragraph: Paragraph, key: Callable[[RunFormat], object]
+) -> list[tuple[str, RunFormat, bool]]:
+    """Adjacent runs sharing the same `key(format)` (and being link text or not) merged into
+    (text, format, link text) spans.
 
     A span that starts or ends inside a word ("eduction scenario" after a larger "R") is
     left out: quoted, it names words the document does not have.
     """
-    spans: list[tuple[str, RunFormat]] = []
-    for text, fmt in paragraph.runs:
-        if spans and key(spans[-1][1]) == key(fmt):
-            spans[-1] = (spans[-1][0] + text, spans[-1][1])
+    spans: list[tuple[str, RunFormat, bool]] = []
+    linked = paragraph.linked or [False] * len(paragraph.runs)
+    for (text, fmt), link in zip(paragraph.runs, linked, strict=True):
+        if spans and key(spans[-1][1]) == key(fmt) and spans[-1][2] == link:
+            spans[-1] = (spans[-1][0] + text, spans[-1][1], link)
         else:
-            spans.append((text, fmt))
+            spans.append((text, fmt, link))
     out = []
-    for number, (text, fmt) in enumerate(spans):
+    for number, (text, fmt, link) in enumerate(spans):
         before = spans[number - 1][0][-1:] if number else ""
         after = spans[number + 1][0][:1] if number + 1 < len(spans) else ""
         cut = _joined(before, text[:1]) or _joined(text[-1:], after)
         if text.strip() and not cut:
-            out.append((" ".join(text.split()), fmt))
+            out.append((" ".join(text.split()), fmt, link))
     return out
 
 
@@ -315,7 +328,7 @@ def font_artifacts(paragraphs: list[Paragraph], styles: Styles, ids: IdMaker) ->
             )
             continue
         base = paragraph.base
-        for span, fmt in _spans(paragraph, RunFormat.describe):
+        for span, fmt, link in _spans(paragraph, RunFormat.describe):
             span = short(span)
             if span_count >= MAX_SPANS or len(span) < 3 or (span, fmt) in seen:
                 continue
@@ -337,6 +350,8 @@ def font_artifacts(paragraphs: list[Paragraph], styles: Styles, ids: IdMaker) ->
                         "style": style_name,
                         "differs": differs,
                         "paragraph": short(text),
+                        "link": link,
+                        "generated": paragraph.generated,
                         **_facts(fmt),
                     },
                     group="Formatting",
@@ -370,7 +385,7 @@ def mark_artifacts(paragraphs: list[Paragraph], ids: IdMaker) -> list[Artifact]:
     for paragraph in paragraphs:
         paragraph_text = short(paragraph.text)
         for key in ("highlight", "strike"):
-            for span, fmt in _spans(paragraph, attrgetter(key)):
+            for span, fmt, _ in _spans(paragraph, attrgetter(key)):
                 value = getattr(fmt, key)
                 if not value or counts[key] >= MAX_SPANS or len(span) < 3:
                     continue
@@ -425,7 +440,7 @@ def layout_artifacts(
                 modality="element",
                 locator=f"paragraph “{text[:60]}”",
                 text=f"Paragraph “{text}” is " + "; ".join(statements.values()),
-                facts={"subject": text, **statements},
+                facts={"subject": text, "generated": paragraph.generated, **statements},
                 group="Formatting",
             )
         )

@@ -934,12 +934,20 @@ def _near_black(colour: str) -> bool:
         return False
 
 
+# What the Hyperlink character style gives link text.
+LINK_LOOK = frozenset({"underline", "color"})
+
+
 def _font_span(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     subject = quote(facts["subject"], 70)
     toc = str(facts.get("style") or "").lower().startswith("toc")
     if _ambiguous(document, artifact) or toc or TOC_ENTRY.search(facts["subject"]):
         return []  # a table-of-contents line is set by its TOC style, not by the author
+    if facts.get("generated"):
+        return []  # a bibliography or index Word wrote: its look is Word's, not the author's
+    if facts.get("link") and set(facts.get("differs", [])) <= LINK_LOOK:
+        return []  # the underline and colour every link gets
     text = f"the text “{subject}”"
     if _occurrences(document, facts["subject"]) > 1:  # the words stand elsewhere, set otherwise
         if not _begins_one(document, facts.get("paragraph", "")):
@@ -1163,8 +1171,12 @@ USUAL_FIRST_LINE = "indented 0.50 in (first-line)"
 def _layout_paragraph(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     subject = quote(facts["subject"], 70)
-    if _ambiguous(document, artifact) or TOC_ENTRY.search(facts["subject"]):
-        return []  # a table-of-contents line is laid out by its TOC style
+    if (
+        _ambiguous(document, artifact)
+        or TOC_ENTRY.search(facts["subject"])
+        or facts.get("generated")
+    ):
+        return []  # a table-of-contents line or a bibliography entry is laid out by Word
     indents = [
         facts[k] for k in ("indent_left", "indent_first-line", "indent_hanging") if k in facts
     ]
