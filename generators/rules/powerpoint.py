@@ -28,6 +28,7 @@ from generators.rules.common import (
     table_cells,
     table_comparison,
 )
+from generators.rules.restated import grounded_metadata, printed_properties
 from generators.rules.shape_names import shape_phrase, slide_shapes
 
 PER_SLIDE = 3
@@ -190,6 +191,8 @@ def shape_text(document: Document, artifact: Artifact) -> list[Candidate]:
         own = {normalize(shapes.geometries.get(name, "")), normalize(shapes.noun(name))}
         if called is None or normalize(text) in own:  # a shape reading "Oval" names itself
             return []
+        if printed_properties(document, text):
+            return []  # a box printing the deck's title or author: the properties state it
         return [
             candidate(
                 document,
@@ -1106,9 +1109,11 @@ def note(document: Document, artifact: Artifact) -> list[Candidate]:
     ) + _note_slide(document, artifact)
 
 
-metadata = metadata_rule(
-    "presentation",
-    lambda label: f"What value does the presentation's “{label}” property hold?",
+metadata = grounded_metadata(
+    metadata_rule(
+        "presentation",
+        lambda label: f"What value does the presentation's “{label}” property hold?",
+    )
 )
 
 

@@ -1,8 +1,10 @@
 """Facts the file states twice, so that asking one of them is answered by the other.
 
 Document properties that repeat each other (Modified equal to Created, "last modified by"
-equal to the author) and comment authors of a file with one author: the Word and Excel
-rules ask these before drafting.
+equal to the author), a property the file's own text shows (the title on the cover, the
+author's name on the title slide), text that only prints the properties (a cover box of
+title and subject) and comment authors of a file with one author: the rules ask these
+before drafting.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import re
 
 from fidelity.core.document import Artifact, Document
-from fidelity.core.text import normalize
+from fidelity.core.text import STOPWORDS, normalize, tokens
 from generators.rules.common import Rule
 
 # A property that repeats another: asked, the other one answers it.
@@ -44,6 +46,48 @@ def repeated_property(document: Document, artifact: Artifact) -> bool:
     return bool(value) and _same(str(facts["value"]), value)
 
 
+# Properties a reader sees printed when the text shows their value (dates and counts are not
+# told apart from the text's own).
+SHOWN_PROPERTIES = frozenset(
+    {"title", "subject", "creator", "lastModifiedBy", "description", "keywords", "category"}
+    | {"Manager", "Company"}
+)
+
+
+def _distinctive(text: str) -> set[str]:
+    return {word for word in tokens(text) if word not in STOPWORDS and len(word) > 1}
+
+
+def _visible_lines(document: Document) -> list[set[str]]:
+    """The distinctive words of each line the file shows (body, boxes, slides, cells)."""
+    return [
+        _distinctive(line)
+        for artifact in document.artifacts
+        if artifact.modality in ("text", "table") and artifact.kind != "metadata"
+        for line in artifact.text.splitlines()
+        if line.strip()
+    ]
+
+
+def shown_in_text(document: Document, artifact: Artifact) -> bool:
+    """A title, subject, author... whose words one line of the file's text holds all of."""
+    facts = artifact.facts
+    if facts.get("key") not in SHOWN_PROPERTIES:
+        return False
+    words = _distinctive(str(facts.get("value") or ""))
+    return bool(words) and any(words <= line for line in _visible_lines(document))
+
+
+def printed_properties(document: Document, text: str) -> bool:
+    """Text whose every word the file's properties hold (a cover box printing the title and
+    the subject): asked, the properties answer it."""
+    values = " ".join(
+        str(a.facts.get("value") or "") for a in document.artifacts if a.kind == "metadata"
+    )
+    words = _distinctive(text)
+    return bool(words) and words <= _distinctive(values)
+
+
 MACHINE_VALUE = re.compile(r"^\s*(<[A-Za-z?!]|\{\s*\"|\[\s*\{)")
 
 
@@ -52,7 +96,7 @@ def grounded_metadata(rule: Rule) -> Rule:
     tool wrote for itself (XML or JSON in a custom property)."""
 
     def metadata(document: Document, artifact: Artifact) -> list:
-        if repeated_property(document, artifact):
+        if repeated_property(document, artifact) or shown_in_text(document, artifact):
             return []
         if MACHINE_VALUE.match(str(artifact.facts.get("value") or "")):
             return []

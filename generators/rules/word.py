@@ -30,7 +30,7 @@ from generators.rules.common import (
     table_comparison,
 )
 from generators.rules.giveaway import PLACEHOLDER, link_names_target, names_itself
-from generators.rules.restated import grounded_metadata, one_comment_author
+from generators.rules.restated import grounded_metadata, one_comment_author, printed_properties
 
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
 # A contents list's own heading: the text after it is not "in" that section.
@@ -778,6 +778,8 @@ def _textbox(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     if names_itself(_as_printed(facts["text"]), "textbox"):
         return []
+    if printed_properties(document, _as_printed(facts["text"])):
+        return []  # a cover box printing the title and subject: the properties state it
     if len(boxes) == 1:
         question = "What text does the document's floating text box contain?"
     else:

@@ -303,3 +303,27 @@ def test_a_link_named_by_its_target_slides_title_is_not_asked(tmp_path: Path) ->
     _, said = asked(path, tmp_path)
     (link,) = of_type(said, "hyperlink-slide")
     assert "See the numbers" in link.question and link.probe.value == "slide 2"
+
+
+def test_properties_the_slides_print_and_boxes_printing_properties_are_not_asked(
+    tmp_path: Path,
+) -> None:
+    made = Presentation()
+    cover = made.slides.add_slide(made.slide_layouts[0])
+    cover.shapes.title.text = "Dairy cattle fertility trends"
+    cover.placeholders[1].text = "H.D. NORMAN and J. WRIGHT"
+    for text in ("Spring survey report 2024", "Calving intervals by herd"):
+        body = made.slides.add_slide(made.slide_layouts[6])
+        box = body.shapes.add_shape(MSO_SHAPE.OVAL, Inches(1), Inches(1), Inches(5), Inches(2))
+        box.text_frame.text = text
+    made.core_properties.author = "D. Norman"
+    made.core_properties.subject = "Spring survey report 2024"
+    made.core_properties.last_modified_by = "Dana Whitfield"
+    path = tmp_path / "printed.pptx"
+    made.save(path)
+    _, said = asked(path, tmp_path)
+    types = {c.question_type for c in said}
+    assert "metadata-creator" not in types and "metadata-lastModifiedBy" in types
+    assert "metadata-subject" not in types  # the box prints it
+    texts = {c.probe.value for c in of_type(said, "shape-text")}
+    assert "Spring survey report 2024" not in texts and "Calving intervals by herd" in texts
