@@ -92,8 +92,8 @@ def _render_span(ctx: SlideContext, shape: Shape, key: tuple[str, ...], span: Sp
             facts={"equation": span.equation, "shape_name": shape.name},
         )
         return ctx.show(equation)
-    if span.lang and span.text.strip():
-        ctx.languages.append((span.lang, one_line(span.text), shape.name))
+    if span.text.strip():  # untagged text too: it keeps tagged runs either side apart
+        ctx.languages.append((span.lang or "", one_line(span.text), shape.name))
     if span.highlight is None or not span.text.strip():
         return span.text
     highlight = ctx.add(

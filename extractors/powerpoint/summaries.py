@@ -135,17 +135,25 @@ def animations_artifact(ctx: SlideContext) -> Artifact | None:
 
 
 def languages_artifact(ctx: SlideContext) -> Artifact | None:
-    """Text runs tagged with a language other than the deck's main language."""
-    other = [(lang, text, name) for lang, text, name in ctx.languages if lang != ctx.main_lang]
-    other = [(lang, text, name) for lang, text, name in other if lang.lower() != "x-none"]
-    if not other:
+    """Text tagged with a language other than the deck's main language: neighbouring runs
+    of one shape and language joined, text of another language between them keeps them
+    apart (a quote must not join two runs the slide shows apart)."""
+    stretches: list[tuple[str, str, list[str]]] = []
+    for lang, text, name in ctx.languages:
+        if stretches and stretches[-1][0] == lang and stretches[-1][1] == name:
+            stretches[-1][2].append(text)
+        else:
+            stretches.append((lang, name, [text]))
+    merged = [
+        (lang, name, texts)
+        for lang, name, texts in stretches
+        if lang and lang != ctx.main_lang and lang.lower() != "x-none"
+    ]
+    if not merged:
         return None
-    merged: dict[tuple[str, str], list[str]] = {}
-    for lang, text, name in other:
-        merged.setdefault((lang, name), []).append(text)
     lines = []
     records = []
-    for (lang, name), texts in merged.items():
+    for lang, name, texts in merged:
         joined = one_line(" ".join(texts))
         lines.append(f"Language tag {lang} ({language_name(lang)}) on text “{joined}” in [{name}]")
         records.append(

@@ -327,3 +327,24 @@ def test_properties_the_slides_print_and_boxes_printing_properties_are_not_asked
     assert "metadata-subject" not in types  # the box prints it
     texts = {c.probe.value for c in of_type(said, "shape-text")}
     assert "Spring survey report 2024" not in texts and "Calving intervals by herd" in texts
+
+
+def test_a_language_quote_never_joins_runs_the_slide_shows_apart(tmp_path: Path) -> None:
+    made = Presentation()
+    made.core_properties.language = "en-US"
+    slide = made.slides.add_slide(made.slide_layouts[6])
+    frame = slide.shapes.add_textbox(Inches(1), Inches(1), Inches(7), Inches(2)).text_frame
+    paragraph = frame.paragraphs[0]
+    for text, language in (
+        ("（ＧＨＱ）本部", MSO_LANGUAGE_ID.JAPANESE),
+        (" and then some other text: ", MSO_LANGUAGE_ID.ENGLISH_US),
+        ("東京の会議", MSO_LANGUAGE_ID.JAPANESE),
+    ):
+        run = paragraph.add_run()
+        run.text = text
+        run.font.language_id = language
+    path = tmp_path / "tags.pptx"
+    made.save(path)
+    _, said = asked(path, tmp_path)
+    quoted = {c.question.split("“")[1].split("”")[0] for c in of_type(said, "run-language")}
+    assert quoted and quoted <= {"（ＧＨＱ）本部", "東京の会議"}
