@@ -31,6 +31,7 @@ MATCH = "lexical-leakage"
 ANCHOR_SHARE = 0.6
 SHORT_ANCHOR = 4
 SHINGLE_SHARE = 0.8
+MISSING_SHARE = 0.1  # of a long value's distinctive words, the most a near copy may lack
 # A cloze's quoted sentence, split at its blank; the blank's neighbours on each side, the
 # fewest of them, and the fewest that are not stop words, for its phrase to be telling.
 BLANKED = re.compile(r"“([^”]*)____([^”]*)”")
@@ -80,7 +81,10 @@ def _contains_value(paragraph: str, value: str, value_words: list[str]) -> bool:
         distinctive = _distinctive(value_words)
         return len(distinctive) >= DISTINCTIVE_LEAST and distinctive <= set(paragraph.split())
     wanted = _shingles(value_words)
-    return len(wanted & _shingles(paragraph.split())) >= SHINGLE_SHARE * len(wanted)
+    if len(wanted & _shingles(paragraph.split())) < SHINGLE_SHARE * len(wanted):
+        return False
+    distinctive = _distinctive(value_words)  # "… at daughter birth" is not "… calving"
+    return len(distinctive - set(paragraph.split())) <= MISSING_SHARE * len(distinctive)
 
 
 def _distinctive(words: list[str]) -> set[str]:

@@ -219,3 +219,21 @@ def test_a_cloze_whose_phrase_another_passage_repeats_is_rejected(tmp_path):
     assert repeated.status == "rejected" and "repeats the blank's phrase" in repeated.reason
     (elsewhere,) = deck("Many volunteers joined the harvest festival beside the school gates.")
     assert elsewhere.status == "kept"
+
+
+def test_a_long_title_is_not_leaked_by_a_near_copy_that_differs_in_a_telling_word(tmp_path):
+    made = Presentation()
+    for title in (
+        "Bull age SD (mo) at daughter birth",
+        "Herd sizes across the region",
+        "Bull age SD (mo) at daughter calving",
+    ):
+        made.slides.add_slide(made.slide_layouts[5]).shapes.title.text = title
+    path = tmp_path / "titles.pptx"
+    made.save(path)
+    document = Document(sha256="7" * 64, app="powerpoint", format="pptx", source=str(path))
+    document = extract_file(path, document, tmp_path / "media")
+    titles = [c for c in generate(document) if c.question_type == "slide-title"]
+    status = {o.candidate.probe.value: o.status for o in check_document(document, titles)}
+    assert status["Bull age SD (mo) at daughter calving"] == "kept"
+    assert status["Bull age SD (mo) at daughter birth"] == "kept"
