@@ -48,6 +48,7 @@ class RegionArtifacts(WorkbookState):
                 "header_row": header,
                 "headers": self.headers(data, region.box, header),
                 "lookups": self.lookups(data, region.box, header),
+                "sub_header_rows": self.sub_headers(data, region.box, header),
                 "rows": region.box[2] - region.box[0] + 1,
                 "columns": region.box[3] - region.box[1] + 1,
             }
@@ -95,13 +96,24 @@ class RegionArtifacts(WorkbookState):
         return out
 
     @staticmethod
+    def sub_headers(data: SheetData, box: tuple[int, int, int, int], header: int | None) -> list:
+        """Rows inside the range that head a sub-table (not the row right under the header:
+        that is the header's second line, "Percent" over "of Hires")."""
+        if header is None:
+            return []
+        return [row for row in range(header + 2, box[2] + 1) if _header_like(data, row, box)]
+
+    @staticmethod
     def lookups(data: SheetData, box: tuple[int, int, int, int], header: int | None) -> list:
         """Cells addressable by (row label in the first column, column header)."""
         if header is None:
             return []
         top, left, bottom, right = box
+        below = RegionArtifacts.sub_headers(data, box, header)
         labels: dict[int, str] = {}
         for row in range(header + 1, bottom + 1):
+            if row in below:
+                continue  # a sub-table's own header row ("Description | Amount | Penalty")
             cell = data.cells.get((row, left))
             if cell is not None and isinstance(cell.value, str) and cell.display.strip():
                 labels[row] = cell.display.strip()
@@ -109,8 +121,9 @@ class RegionArtifacts(WorkbookState):
         # label is a header) or a label column further left read as values.
         header_texts = {
             cell.display.strip()
+            for row in (header, *below)
             for col in range(left, right + 1)
-            if (cell := data.cells.get((header, col))) is not None and cell.display.strip()
+            if (cell := data.cells.get((row, col))) is not None and cell.display.strip()
         }
         label_counts = Counter(labels.values())
         unique_labels = {
@@ -125,12 +138,13 @@ class RegionArtifacts(WorkbookState):
         }
         out = []
         for row, row_label in unique_labels.items():
+            above = max((r for r in (header, *below) if r < row), default=header)
             for col in range(right, left, -1):
-                head = data.cells.get((header, col))
+                head = data.cells.get((above, col))
                 cell = data.cells.get((row, col))
                 if head is None or cell is None or not head.display.strip():
                     continue
-                if (header, col) in spanned:
+                if (header, col) in spanned and above == header:
                     continue
                 if not cell.display.strip() or len(cell.display) > 60:
                     continue
@@ -220,3 +234,25 @@ class RegionArtifacts(WorkbookState):
             facts,
         )
         return artifact.placeholder or ""
+
+
+def _header_like(data: SheetData, row: int, box: tuple[int, int, int, int]) -> bool:
+    """A row inside a range that heads a sub-table: two or more text cells past the label
+    column, no number among them, and numbers in the row below."""
+    _, left, bottom, right = box
+    cells = [data.cells.get((row, col)) for col in range(left + 1, right + 1)]
+    filled = [cell for cell in cells if cell is not None and cell.display.strip()]
+    if len(filled) < 2 or any(not isinstance(cell.value, str) for cell in filled):
+        return False
+    if any(_numeric(cell.display) for cell in filled) or row >= bottom:
+        return False
+    after = [data.cells.get((row + 1, col)) for col in range(left + 1, right + 1)]
+    return any(cell is not None and not isinstance(cell.value, str) for cell in after)
+
+
+def _numeric(text: str) -> bool:
+    try:
+        float(text.replace(",", "").replace("%", "").strip())
+    except ValueError:
+        return False
+    return True

@@ -254,8 +254,9 @@ def _header_text(cell: str) -> str:
 
 
 def _comparisons(document: Document, artifact: Artifact, where: str) -> list[Candidate]:
-    """Comparisons over a range's numeric columns, on the values its cells show."""
-    if not artifact.facts.get("header_row"):
+    """Comparisons over a range's numeric columns, on the values its cells show (none where
+    sub-tables with headers of their own share the columns)."""
+    if not artifact.facts.get("header_row") or artifact.facts.get("sub_header_rows"):
         return []
     grid = _shown_grid(document, artifact)
     if grid is None:

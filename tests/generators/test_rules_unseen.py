@@ -826,3 +826,29 @@ def test_what_word_generates_or_styles_itself_is_not_asked_as_formatting(tmp_pat
     assert spans and all("three cracked pilings" in q for q in spans)
     indents = [c.question for c in of_type(asked, "layout-indent")]
     assert indents and all("The divers logged" in q for q in indents)
+
+
+def test_a_sub_tables_header_row_heads_the_rows_below_it(tmp_path: Path) -> None:
+    book = Workbook()
+    sheet = book.active
+    rows = [
+        ("Household", "Income", "Net worth"),
+        ("North farm", 1200, 56000),
+        ("South farm", 900, 43000),
+        ("Description", "Amount", "Penalty"),
+        ("Filed income taxes", 300, 15),
+        ("Late registration", 120, 40),
+    ]
+    for row in rows:
+        sheet.append(row)
+    path = saved(book, tmp_path, "blocks.xlsx")
+    document = Document(sha256="2" * 64, app="excel", format="xlsx", source=str(path))
+    document = extract(path, document, tmp_path / "media" / "blocks")
+    (block,) = [a for a in document.artifacts if a.kind == "tlr"]
+    heads = {item["row_label"]: item["column_header"] for item in block.facts["lookups"]}
+    assert heads == {
+        "North farm": "Net worth",
+        "South farm": "Net worth",
+        "Filed income taxes": "Penalty",
+        "Late registration": "Penalty",
+    }
