@@ -27,6 +27,9 @@ URL_SCHEME = re.compile(r"\b(?:https?|ftp)://|\bmailto:", re.IGNORECASE)
 OPTION_LIST = re.compile(r"\([^()]*,[^()]*\)")
 QUOTED = re.compile(r"“([^”]*)”")
 PIECE = re.compile(r"[\W_]+")
+CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+# Markup of a data-bound template (<Content Select="./CustomerID" />): a field to be filled.
+TEMPLATE_MARKUP = re.compile(r"<[A-Za-z][\w:]*(\s+[\w:]+\s*=\s*\"[^\"]*\")*\s*/?>")
 SHAPE_MARKER = re.compile(r"\[[^\]]*\]")
 NAME_QUOTE = re.compile(r"“([^”]*)”|'([^']*)'")
 LANGUAGE_TAG = re.compile(r"^([a-z]{2,3})(?:[-_][a-z0-9]+)*$", re.IGNORECASE)
@@ -149,8 +152,18 @@ def self_named(_: Document, __: Artifact | None, candidate: Candidate) -> Findin
 
 
 def _pieces(text: str) -> list[str]:
-    """Content words, with addresses split at their dots and dashes ('hunt-institute.org')."""
+    """Content words, with addresses split at their dots and dashes ('hunt-institute.org')
+    and names at their inner capitals ('./OrderDate' reads 'order date')."""
+    text = CAMEL.sub(" ", text)
     return [piece for word in content_tokens(text) for piece in PIECE.split(word) if piece]
+
+
+def template_markup(_: Document, __: Artifact | None, candidate: Candidate) -> Finding | None:
+    """A question or answer quoting a data-bound template's markup: a field still to fill."""
+    for text in (candidate.question, candidate.probe.value):
+        if found := TEMPLATE_MARKUP.search(text):
+            return found.group(0), "quotes a template's field markup, not content"
+    return None
 
 
 def link_text_in_address(
@@ -398,6 +411,7 @@ RULES: tuple[Callable[[Document, Artifact | None, Candidate], Finding | None], .
     identifier,
     in_question,
     self_named,
+    template_markup,
     link_text_in_address,
     names_own_row,
     default_name,

@@ -287,3 +287,42 @@ def test_text_naming_its_own_row_or_address_piece_is_a_giveaway_an_error_value_i
         document, cells_artifact, "cell-lookup", question, ["It shows #VALUE!."], "#VALUE!"
     )
     assert guessability.check(document, shown).verdict == "pass"  # "value" is no giveaway
+
+
+def test_a_data_bound_templates_fields_are_not_asked(tmp_path) -> None:
+    import docx
+
+    made = docx.Document()
+    made.add_heading('Customer Id: <Content Select="./CustomerID" />', 2)
+    table = made.add_table(rows=3, cols=3)
+    for r, row in enumerate(
+        [
+            ("Product", "Order Date", "Quantity"),
+            ("./ProductDescription", "./OrderDate", "./Quantity"),
+            ("Harbour rope", "2024-03-02", "40 m"),
+        ]
+    ):
+        for c, text in enumerate(row):
+            table.cell(r, c).text = text
+    path = tmp_path / "bound.docx"
+    made.save(path)
+    document = Document(sha256="2" * 64, app="word", format="docx", source=str(path))
+    document = extract_file(path, document, tmp_path / "media")
+    found = [
+        (item, verdict)
+        for items in verdicts(document).values()
+        for item, verdict, _ in items
+        if item.category == "Table"
+    ]
+    template = [v for c, v in found if "./" in c.probe.value or "<Content" in c.question]
+    assert template and set(template) == {"fail"}
+    cells = next(a for a in document.artifacts if a.category == "Table")
+    question = (
+        "In the table, what is the value in the row “./ProductDescription” under “Order Date”?"
+    )
+    field = candidate(
+        document, cells, "table-cell", question, ["It is ./OrderDate."], "./OrderDate"
+    )
+    assert guessability.check(document, field).verdict == "fail"  # names its own column
+    real = field.model_copy(update={"probe": field.probe.model_copy(update={"value": "40 m"})})
+    assert guessability.check(document, real).verdict == "pass"
