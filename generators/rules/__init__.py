@@ -12,7 +12,7 @@ from generators.rules.common import Rule, cap, widened
 
 # At most this many candidates of one question type per document (a workbook with 400
 # defined names must not flood the set); the kept ones are a stable hash sample.
-PER_TYPE = 8
+PER_TYPE = 12
 
 
 def generate(document: Document, widen: int = 1) -> list[Candidate]:

@@ -101,11 +101,17 @@ def _text(document: Document, artifact: Artifact) -> list[Candidate]:
         ]
         if numbers:
             return numbers[0], "number"
-        # a word the next paragraphs (or any other part) repeat is stated elsewhere
+        if _shouted(sentence):
+            return None  # a clause in capitals: licence boilerplate a reader completes by rote
+        # a word the next paragraphs (or any other part) repeat is stated elsewhere; a common
+        # word a stock phrase supplies ("For ____ terms", "as ____ below"): only names
         words = [
             w
             for w in WORD.findall(sentence)
-            if whole.count(w) == 1 and _once(everywhere, w) and not _forced(sentence, w)
+            if whole.count(w) == 1
+            and _once(everywhere, w)
+            and not _forced(sentence, w)
+            and _named(sentence, w)
         ]
         return (max(words, key=len), "word") if words else None
 
@@ -322,6 +328,18 @@ def _forced(sentence: str, word: str) -> bool:
     lowered = word.lower()
     first = sentence.lstrip("“\"'(").startswith(word)
     return first or lowered.endswith("ly") or lowered in FORCED_WORDS
+
+
+def _shouted(sentence: str) -> bool:
+    """Most of the sentence's letters are capitals."""
+    letters = [c for c in sentence if c.isalpha()]
+    return bool(letters) and sum(c.isupper() for c in letters) > 0.6 * len(letters)
+
+
+def _named(sentence: str, word: str) -> bool:
+    """A name inside the sentence (capitalised, not its first word): what the file says, not
+    what English grammar or a stock phrase gives."""
+    return word[:1].isupper() and not sentence.lstrip("“\"'(").startswith(word)
 
 
 def _once(text: str, word: str) -> bool:

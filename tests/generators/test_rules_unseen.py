@@ -154,17 +154,19 @@ def test_a_link_whose_text_names_its_address_is_not_asked(tmp_path: Path) -> Non
 
 def test_clozes_leave_filler_and_words_the_next_paragraph_repeats(tmp_path: Path) -> None:
     made = docx.Document()
-    made.add_paragraph("Lorem ipsum dolor sit amet, consectetuer adipiscing elit, sed nonummy.")
-    made.add_paragraph("The harbour authority approved the breakwater extension after the storm.")
-    made.add_paragraph("Work on the breakwater begins in spring, weather and tides permitting.")
+    made.add_paragraph("Lorem ipsum dolor sit amet, consectetuer adipiscing Elit, sed nonummy.")
+    made.add_paragraph("The harbour authority approved the Kellerman breakwater after the storm.")
+    made.add_paragraph("Work on the Kellerman breakwater begins in spring, tides permitting.")
+    made.add_paragraph("The pilot boats from Ostrava were repainted before the summer season.")
     asked = of_type(questions(saved(made, tmp_path, "cloze.docx"), tmp_path), "text-cloze-word")
     assert asked and all("Lorem" not in c.question for c in asked)
-    assert all(c.probe.value != "breakwater" for c in asked)  # the next paragraph states it
+    assert all(c.probe.value != "Kellerman" for c in asked)  # the next paragraph states it
     forced = docx.Document()
-    forced.add_paragraph("Sometimes the inspectors exclusively examine the pumping gearboxes.")
+    forced.add_paragraph("Sometimes the inspectors from Brightwater exclusively examine pumps.")
+    forced.add_paragraph("FOR THE LIMITED WARRANTIES PERTAINING TO YOUR PARTICULAR Jurisdiction.")
     again = questions(saved(forced, tmp_path, "forced.docx"), tmp_path)
     blanks = {c.probe.value for c in of_type(again, "text-cloze-word")}
-    assert "inspectors" in blanks and not blanks & {"Sometimes", "exclusively"}
+    assert blanks == {"Brightwater"}  # a name; not a stock word, an adverb or shouted text
 
 
 # -- stated elsewhere in the file ----------------------------------------------------------
