@@ -840,19 +840,18 @@ def _chart_place(document: Document, artifact: Artifact) -> str | None:
     return f"the chart on slide {slide}" if len(charts) <= 1 else None
 
 
-def chart_questions(document: Document, artifact: Artifact) -> list[Candidate]:
-    """Title, type, one data point and the highest or lowest point of a chart (Word and
-    PowerPoint charts)."""
-    facts = artifact.facts
-    title = facts.get("title")
-    if title and set(normalize(title).split()) <= PLACEHOLDER_TITLE_WORDS:
-        title = None  # "Chart Title", "Title text": the placeholder, not a name
-    place = _chart_place(document, artifact)
-    name = f"the chart titled “{quote(title, 60)}”" if title else place
-    if name is None or sample_data(facts):
-        return []
+def chart_title_and_type(
+    document: Document,
+    artifact: Artifact,
+    title: str | None,
+    place: str,
+    name: str,
+    unique: Callable[[str], bool] = lambda _: True,
+) -> list[Candidate]:
+    """A chart's title (asked of its `place`, when it has one and `unique` says no other
+    chart states it) and its type (asked of its `name`: its title or its place)."""
     out = []
-    if title and place:
+    if title and unique(title):
         out.append(
             candidate(
                 document,
@@ -864,18 +863,34 @@ def chart_questions(document: Document, artifact: Artifact) -> list[Candidate]:
                 anchor=["chart title"],
             )
         )
-    if facts.get("type_label"):
+    kind = artifact.facts.get("type_label")
+    if kind and unique(kind):
         out.append(
             candidate(
                 document,
                 artifact,
                 "chart-type",
                 f"What type of chart is {name}?",
-                [f"It is a {facts['type_label']}."],
-                value=facts["type_label"],
+                [f"It is a {kind}."],
+                value=kind,
                 anchor=["chart type"],
             )
         )
+    return out
+
+
+def chart_questions(document: Document, artifact: Artifact) -> list[Candidate]:
+    """Title, type, one data point and the highest or lowest point of a chart (Word and
+    PowerPoint charts)."""
+    facts = artifact.facts
+    title = facts.get("title")
+    if title and set(normalize(title).split()) <= PLACEHOLDER_TITLE_WORDS:
+        title = None  # "Chart Title", "Title text": the placeholder, not a name
+    place = _chart_place(document, artifact)
+    name = f"the chart titled “{quote(title, 60)}”" if title else place
+    if name is None or sample_data(facts):
+        return []
+    out = chart_title_and_type(document, artifact, title if place else None, place or "", name)
     for series in facts.get("series", [])[:1]:
         points = [(c, v) for c, v in series.get("points", []) if c and v and c != v]
         if not points or not series.get("name"):

@@ -19,6 +19,7 @@ from generators.rules.common import (
     cell_number,
     chart_extremes,
     chart_families,
+    chart_title_and_type,
     cloze_spans,
     described,
     labelled,
@@ -599,7 +600,6 @@ def chart(document: Document, artifact: Artifact) -> list[Candidate]:
         place = f"the chart on {_on(artifact)}"
     else:
         return []
-    out = []
 
     def unique(value: str) -> bool:
         return _unique(document, artifact, value, _chart_values)
@@ -608,30 +608,8 @@ def chart(document: Document, artifact: Artifact) -> list[Candidate]:
     where = (
         f"the chart titled “{quote(facts['title'], 60)}” on {_on(artifact)}" if titled else place
     )
-    if titled:
-        out.append(
-            candidate(
-                document,
-                artifact,
-                "chart-title",
-                f"What is the title of {place}?",
-                [f"The chart's title is “{' '.join(facts['title'].split())}”."],
-                value=facts["title"],
-                anchor=["Chart title"],
-            )
-        )
-    if unique(facts["type_label"]):
-        out.append(
-            candidate(
-                document,
-                artifact,
-                "chart-type",
-                f"What type of chart is {where}?",
-                [f"It is a {facts['type_label']}."],
-                value=facts["type_label"],
-                anchor=["Chart type"],
-            )
-        )
+    title = facts["title"] if titled else None
+    out = chart_title_and_type(document, artifact, title, place, where, unique)
     for axis in facts.get("axes", []):
         if axis.get("title") and unique(axis["title"]):
             side = "secondary " if axis.get("secondary") else ""
