@@ -13,6 +13,9 @@ from generators.rules.common import Rule, cap, widened
 # At most this many candidates of one question type per document (a workbook with 400
 # defined names must not flood the set); the kept ones are a stable hash sample.
 PER_TYPE = 12
+# At most this many questions of one type with the same answer per document: twelve headings
+# "in 11 pt", every caption "centred" ask one thing twelve times.
+PER_ANSWER = 2
 
 
 def generate(document: Document, widen: int = 1) -> list[Candidate]:
@@ -34,7 +37,7 @@ def generate(document: Document, widen: int = 1) -> list[Candidate]:
                 if item.id not in seen and _readable(item.probe.value):
                     seen.add(item.id)
                     out.append(item)
-        return _sample_per_type(_asked_once(out), cap(PER_TYPE))
+        return _sample_per_type(_few_per_answer(_asked_once(out)), cap(PER_TYPE))
 
 
 def unasked(document: Document, artifact: Artifact) -> str:
@@ -62,6 +65,20 @@ def _asked_once(candidates: list[Candidate]) -> list[Candidate]:
             seen.add(item.question)
             out.append(item)
     return out
+
+
+def _few_per_answer(candidates: list[Candidate]) -> list[Candidate]:
+    """Up to PER_ANSWER candidates per (question type, answer), chosen by id hash."""
+    groups: dict[tuple[str, str], list[Candidate]] = {}
+    for item in candidates:
+        key = (item.question_type, " ".join(item.probe.value.casefold().split()))
+        groups.setdefault(key, []).append(item)
+    chosen = {
+        item.id
+        for items in groups.values()
+        for item in sorted(items, key=lambda c: hashlib.sha256(c.id.encode()).digest())[:PER_ANSWER]
+    }
+    return [item for item in candidates if item.id in chosen]
 
 
 _MARKERS = re.compile(r"\[(?:picture|image)[^\]]*\]", re.IGNORECASE)

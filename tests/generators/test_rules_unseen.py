@@ -854,3 +854,14 @@ def test_a_sub_tables_header_row_heads_the_rows_below_it(tmp_path: Path) -> None
         "Filed income taxes": "Penalty",
         "Late registration": "Penalty",
     }
+
+
+def test_one_answer_is_asked_at_most_twice_per_file(tmp_path: Path) -> None:
+    made = docx.Document()
+    for number in range(6):
+        heading = made.add_heading(f"Harbour district {number + 1} survey", 2)
+        heading.runs[0].font.size = Pt(17)
+        made.add_paragraph(f"The divers of district {number + 1} logged their dives in spring.")
+    asked = questions(saved(made, tmp_path, "sizes.docx"), tmp_path)
+    sizes = [c for c in of_type(asked, "font-size") if c.probe.value == "17 pt"]
+    assert len(sizes) == 2
