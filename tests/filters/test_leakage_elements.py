@@ -169,6 +169,16 @@ def test_another_pivot_with_the_same_fields_does_not_reject(corpus, extracted):
         assert outcome.status == "kept", outcome.reason
 
 
+def statuses(deck, tmp_path, question_type: str) -> dict[str, str]:
+    """answer -> outcome status of the deck's offline candidates of one question type."""
+    path = tmp_path / "deck.pptx"
+    deck.save(path)
+    document = Document(sha256="8" * 64, app="powerpoint", format="pptx", source=str(path))
+    document = extract_file(path, document, tmp_path / "media")
+    asked = [c for c in generate(document) if c.question_type == question_type]
+    return {o.candidate.probe.value: o.status for o in check_document(document, asked)}
+
+
 def test_a_short_answer_stated_in_other_words_order_still_leaks(tmp_path):
     made = Presentation()
     slide = made.slides.add_slide(made.slide_layouts[5])
@@ -183,12 +193,7 @@ def test_a_short_answer_stated_in_other_words_order_still_leaks(tmp_path):
     other.shapes.title.text = "Field notes"
     box = other.shapes.add_textbox(Inches(1), Inches(2), Inches(6), Inches(1))
     box.text_frame.text = "Apples grow best on the coast, north of the old harbour."
-    path = tmp_path / "crops.pptx"
-    made.save(path)
-    document = Document(sha256="8" * 64, app="powerpoint", format="pptx", source=str(path))
-    document = extract_file(path, document, tmp_path / "media")
-    cells = [c for c in generate(document) if c.question_type == "table-cell"]
-    status = {o.candidate.probe.value: o.status for o in check_document(document, cells)}
+    status = statuses(made, tmp_path, "table-cell")
     assert status.pop("North coast") == "rejected"  # slide 2 states it, words reordered
     assert status and set(status.values()) == {"kept"}
 
@@ -229,11 +234,6 @@ def test_a_long_title_is_not_leaked_by_a_near_copy_that_differs_in_a_telling_wor
         "Bull age SD (mo) at daughter calving",
     ):
         made.slides.add_slide(made.slide_layouts[5]).shapes.title.text = title
-    path = tmp_path / "titles.pptx"
-    made.save(path)
-    document = Document(sha256="7" * 64, app="powerpoint", format="pptx", source=str(path))
-    document = extract_file(path, document, tmp_path / "media")
-    titles = [c for c in generate(document) if c.question_type == "slide-title"]
-    status = {o.candidate.probe.value: o.status for o in check_document(document, titles)}
+    status = statuses(made, tmp_path, "slide-title")
     assert status["Bull age SD (mo) at daughter calving"] == "kept"
     assert status["Bull age SD (mo) at daughter birth"] == "kept"
