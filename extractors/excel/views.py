@@ -6,6 +6,26 @@ from __future__ import annotations
 from fidelity.core.document import Artifact, Document
 from fidelity.core.views import View, ids_where
 
+# The kinds of artifact the Excel extractor makes.
+KINDS = frozenset(
+    {
+        "sheet",
+        "cells",
+        "table",
+        "tlr",
+        "formula",
+        "defined-name",
+        "pivot",
+        "chart",
+        "image",
+        "shape",
+        "comment",
+        "hyperlink",
+        "conditional-format",
+        "data-validation",
+        "metadata",
+    }
+)
 # The view where every formula cell shows its cached value instead (its `fallback`).
 VALUES_ONLY = "values-only"
 

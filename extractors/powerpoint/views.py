@@ -3,9 +3,12 @@ the deck's own view without one shape."""
 
 from __future__ import annotations
 
+from extractors.powerpoint.build import CATEGORY_OF_KIND
 from fidelity.core.document import Artifact, Document
 from fidelity.core.views import PLACEHOLDER, View, without
 
+# The kinds of artifact the PowerPoint extractor makes (its document properties too).
+KINDS = frozenset({*CATEGORY_OF_KIND, "metadata"})
 # Ablation groups by category: the view that leaves out every artifact of the group.
 GROUP_OF_CATEGORY = {
     "Header/Footer/SlideNum/DateTime": "no-headers-footers",

@@ -4,6 +4,33 @@ from __future__ import annotations
 
 from fidelity.core.document import Artifact, Document
 
+# The kinds of artifact the Word extractor makes.
+KINDS = frozenset(
+    {
+        "text",
+        "table",
+        "image",
+        "chart",
+        "video",
+        "equation",
+        "hyperlink",
+        "textbox",
+        "comment",
+        "comment-reply",
+        "footnote",
+        "endnote",
+        "header",
+        "footer",
+        "font-body",
+        "font-heading",
+        "font-span",
+        "highlight",
+        "strikeout",
+        "layout-paragraph",
+        "layout-section",
+        "metadata",
+    }
+)
 # Ablation groups by category: the view that leaves out every artifact of the group.
 GROUP_OF_CATEGORY = {
     "Header": "no-headers-footers",
