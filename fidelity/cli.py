@@ -20,6 +20,7 @@ from fidelity.core.hashing import file_sha256
 from fidelity.core.mistake import Mistake
 from fidelity.core.store import RunStore, open_store
 from fidelity.explain import explain
+from fidelity.filework import open_document
 from fidelity.inputs import (
     build_config,
     check_inputs,
@@ -30,7 +31,7 @@ from fidelity.inputs import (
     stored_record,
 )
 from fidelity.outlock import OutputBusy
-from fidelity.pipeline import build, load_document
+from fidelity.pipeline import build
 from fidelity.quality import headline as quality_headline
 from ingest.discover import discover
 from ingest.prepare import NotReadable
@@ -57,7 +58,9 @@ def cmd_extract(args: argparse.Namespace, config: Config) -> int:
 def _print_document(path: Path, work: Path, args: argparse.Namespace, config: Config) -> int:
     """One file's Document as JSON (or its error); 1 when it could not be read."""
     try:
-        document = load_document(path, file_sha256(path), work, config, args.media)
+        sha256 = file_sha256(path)
+        media = args.media / sha256[:16] if args.media else None
+        document = open_document(path, work, sha256, media, config.max_file_mb)
     except (NotReadable, ExtractionError, OSError) as error:
         print(json.dumps({"file": str(path), "error": str(error)}), flush=True)
         return 1

@@ -14,16 +14,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from extractors import ExtractContext, ExtractionError, Source, extract
-from extractors.media import MediaWriter
+from extractors import ExtractionError, extract_file
 from extractors.rendering import Renderers
 from fidelity.core.config import Config
 from fidelity.core.document import Document
 from fidelity.core.executor import Progress
+from fidelity.core.hashing import file_sha256
 from fidelity.core.services import Endpoint, RemoteConverter, RemoteModelClient
 from fidelity.stages import Stages, filter_candidates, model_stages
 from filters.groundedness import Outcome
 from ingest.analyze import FileRecord
+from ingest.prepare import NotReadable, prepare
+from ingest.sniff import sniff
 
 
 @dataclass(frozen=True)
@@ -70,16 +72,59 @@ def media_dir(out: Path, sha: str) -> Path:
     return out / "media" / sha[:16]
 
 
+def empty_document(
+    sha256: str,
+    source: str,
+    app: str,
+    fmt: str,
+    converted_from: str | None,
+    extension_mismatch: str | None,
+) -> Document:
+    """The document of a sniffed file before extraction fills it."""
+    return Document(
+        sha256=sha256,
+        app=app,
+        format=fmt,
+        source=source,
+        converted_from=converted_from,
+        notes=[extension_mismatch] if extension_mismatch else [],
+    )
+
+
 def new_document(record: FileRecord) -> Document:
     """The empty document of an ingested file (extraction fills it)."""
-    return Document(
-        sha256=record.sha256,
-        app=record.app,
-        format=record.format,
-        source=record.path,
-        converted_from=record.converted_from,
-        notes=[record.extension_mismatch] if record.extension_mismatch else [],
+    assert record.app and record.format  # ingest keeps only files it sniffed as Office files
+    return empty_document(
+        record.sha256,
+        record.path,
+        record.app,
+        record.format,
+        record.converted_from,
+        record.extension_mismatch,
     )
+
+
+def open_document(
+    path: Path,
+    work: Path,
+    sha256: str | None = None,
+    media: Path | None = None,
+    max_mb: float | None = None,
+) -> Document:
+    """One file outside a build (`fidelity extract`, the tests): sniffed, prepared (conversions
+    under `work`) and extracted as the build extracts an ingested file, media under `media`
+    (None: none written); raises NotReadable or ExtractionError."""
+    size_mb = path.stat().st_size / 1e6
+    if max_mb is not None and size_mb > max_mb:
+        raise NotReadable(f"file is {size_mb:.1f} MB, over the {max_mb} MB limit")
+    sha256 = sha256 or file_sha256(path)
+    sniffed = sniff(path)
+    ooxml, converted_from = prepare(path, sniffed, work / "converted", sha256=sha256)
+    assert sniffed.app and sniffed.format  # prepare raised NotReadable otherwise
+    document = empty_document(
+        sha256, str(path), sniffed.app, sniffed.format, converted_from, sniffed.extension_mismatch
+    )
+    return extract_file(ooxml, document, media)
 
 
 def extract_record(work: FileWork, progress: Progress) -> Document:
@@ -92,11 +137,8 @@ def extract_record(work: FileWork, progress: Progress) -> Document:
     progress.enter("render")
     renderers = Renderers.through(context.converter())
     progress.enter("extract")
-    media = MediaWriter(media_dir(context.out, record.sha256))
-    document = extract(
-        Source(Path(record.ooxml), new_document(record)),
-        ExtractContext(media=media, renderers=renderers),
-    )
+    media = media_dir(context.out, record.sha256)
+    document = extract_file(Path(record.ooxml), new_document(record), media, renderers)
     document.size.update(record.size)  # ingest measured pages on a rendering: it wins over app.xml
     return document
 

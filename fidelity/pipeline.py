@@ -15,7 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from extractors import ExtractionError, extract_file
+from extractors import ExtractionError
 from fidelity.core.config import STORED_KEY, Config
 from fidelity.core.document import KEPT_STATUSES, Candidate, Decision, Document
 from fidelity.core.executor import Executor, TaskResult
@@ -34,34 +34,11 @@ from filters.chain import DEDUP
 from filters.groundedness import Outcome
 from ingest.analyze import FileRecord
 from ingest.corpus import ingest_corpus
-from ingest.prepare import NotReadable, prepare
 from ingest.rank import LLMJudge, chat_through
 from ingest.settings import IngestSettings, converter_servers
-from ingest.sniff import sniff
 from ingest.unoserver_pool import Converter, shared_converter
 
 __all__ = ["Stages", "build", "filter_candidates", "model_filters"]
-
-
-def load_document(
-    path: Path, sha: str, work: Path, config: Config, media: Path | None = None
-) -> Document:
-    """Sniff, prepare (conversions under `work`) and extract one file, media under `media`
-    (None: no media written); raises NotReadable or ExtractionError."""
-    size_mb = path.stat().st_size / 1e6
-    if size_mb > config.max_file_mb:
-        raise NotReadable(f"file is {size_mb:.1f} MB, over the {config.max_file_mb} MB limit")
-    sniffed = sniff(path)
-    ooxml, converted_from = prepare(path, sniffed, work / "converted", sha256=sha)
-    document = Document(
-        sha256=sha,
-        app=sniffed.app,
-        format=sniffed.format,
-        source=str(path),
-        converted_from=converted_from,
-        notes=list(sniffed.notes),
-    )
-    return extract_file(ooxml, document, media / sha[:16] if media else None)
 
 
 def file_actions(records: list[FileRecord], store: RunStore) -> list[tuple[str, FileRecord]]:

@@ -2,37 +2,26 @@
 
 After the ablation views (which the question must *fail* to be answered from), the
 answerer is given the whole document, and a question about a modality the paper keeps
-apart is also asked from that modality alone (OCB §14.2, §20.1.0.3): a speaker-note
-question from the notes-only view, a layout, grouping or colour question from the
-rendered image of its slide (when slides were rendered). A model that does not give the
-reference answer there means the question is not answerable from the file: rejected.
+apart is also asked from that modality alone (OCB §14.2, §20.1.0.3): each view its
+extractor declares in `Artifact.answerable_from` (a speaker note's notes-only view, the
+rendered image of a layout, grouping or colour question's slide), when some artifact
+is shown by it. A model that does not give the reference answer there means the
+question is not answerable from the file: rejected.
 """
 
 from __future__ import annotations
 
 from fidelity.core.document import Artifact, Decision, Document
-from fidelity.core.views import View, deck_views
-
-NOTES = "Slide Note"
-LAYOUT = frozenset(
-    {"Position/Association/Grouping", "Shapes/Type & Color", "Tables/Cell color coding"}
-)
+from fidelity.core.views import View, shown_by
 
 
 def positive_views(document: Document, artifact: Artifact) -> list[View]:
-    """The whole document, then the modality-only view the target's category calls for."""
+    """The whole document, then the modality-only views the target declares."""
     views = [View("full")]
-    if artifact.category == NOTES:
-        views.append(deck_views(document)["notes-only"])
-    slide = artifact.facts.get("slide")
-    if artifact.category in LAYOUT and isinstance(slide, int):
-        renders = frozenset(
-            a.id
-            for a in document.artifacts
-            if a.kind == "slide-render" and a.facts.get("slide") == slide
-        )
-        if renders:
-            views.append(View(f"slide-image:{slide}", include_only=renders))
+    for name in artifact.answerable_from:
+        alone = shown_by(document, name)
+        if alone.include_only:
+            views.append(alone)
     return views
 
 

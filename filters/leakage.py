@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from fidelity.core.document import Artifact, Probe, Verdict
 from fidelity.core.text import STOPWORDS, content_tokens, normalize, tokens
-from fidelity.core.views import FORMATTING_CATEGORIES, View
+from fidelity.core.views import View
 from filters.elements import ElementIndex, place
 
 MATCH = "lexical-leakage"
@@ -41,15 +41,6 @@ CONTEXT_CONTENT = 2
 # The fewest distinctive words by which a short value is found out of order.
 DISTINCTIVE_LEAST = 2
 SLIDE = "On slide "
-# Categories whose questions ask an element's property, not content it states.
-PROPERTY_CATEGORIES = FORMATTING_CATEGORIES | {
-    "Animations",
-    "Position/Association/Grouping",
-    "Shapes/Type & Color",
-    "Tables/Cell color coding",
-    "Language",
-    "Slide Properties - Hidden",
-}
 # Elements that annotate one cell: a copy on another sheet annotates another cell.
 ANNOTATION_KINDS = frozenset({"comment", "comment-reply", "note"})
 UNTESTABLE = frozenset({"yes", "no", "true", "false", "none", "n/a"})
@@ -209,7 +200,7 @@ def _sibling(owner: Artifact | None, target: Artifact, related: frozenset[str]) 
     """
     return (
         owner is not None
-        and target.category in PROPERTY_CATEGORIES
+        and target.about_property
         and owner.id not in related
         and owner.category == target.category
     )

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from extractors import extract_file as extract
 from fidelity.core.document import Document
 from fidelity.core.hashing import file_sha256
+from fidelity.filework import open_document
 from fidelity.pipeline import RAISE_EXTRACTION_ERRORS
 from tests.support.components import require
 from tests.support.paths import CORPUS
@@ -34,11 +34,6 @@ LONG_MODULES = (
     "tests/ingest/test_unoserver_lifetime.py",
     "tests/fidelity/test_model_faults.py",
 )
-APP_OF_SUFFIX = {
-    **dict.fromkeys((".docx", ".docm", ".dotx"), "word"),
-    **dict.fromkeys((".xlsx", ".xlsm", ".xltx"), "excel"),
-    **dict.fromkeys((".pptx", ".pptm", ".potx", ".ppsx"), "powerpoint"),
-}
 
 
 @pytest.fixture(scope="session")
@@ -61,7 +56,8 @@ def extracted(run_folder: Path) -> Callable[[Path], Document]:
 
     Under pytest-xdist the workers share one pickled copy per file, written under a file lock
     by the first worker that asks, in the run's shared temporary folder; media go beside it.
-    An ExtractionError raises.
+    It is opened as `fidelity extract` opens it (fidelity.filework.open_document); an
+    ExtractionError or NotReadable raises.
     """
     root = run_folder / "extracted"
     root.mkdir(exist_ok=True)
@@ -75,13 +71,8 @@ def extracted(run_folder: Path) -> Callable[[Path], Document]:
                 if pickled.exists():
                     cache[path] = pickle.loads(pickled.read_bytes())
                 else:
-                    document = Document(
-                        sha256=sha256,
-                        app=APP_OF_SUFFIX[path.suffix.lower()],
-                        format=path.suffix[1:].lower(),
-                        source=str(path),
-                    )
-                    cache[path] = extract(path, document, root / "media" / pickled.stem)
+                    media = root / "media" / pickled.stem
+                    cache[path] = open_document(path, root / "work", sha256, media)
                     pickled.write_bytes(pickle.dumps(cache[path]))
         return cache[path]
 

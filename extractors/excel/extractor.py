@@ -20,6 +20,7 @@ from extractors.base import (
     open_package,
 )
 from extractors.excel.builder import WorkbookBuilder
+from extractors.excel.views import declare_views
 from fidelity.core.document import Document
 from fidelity.core.gc_pause import collector_paused
 from fidelity.core.xmlsafe import UnsafePackage
@@ -39,7 +40,7 @@ class ExcelExtractor(ApplicationExtractor):
                 WorkbookBuilder(source.path, package, source.document, context).run()
             except (UnsafePackage, zipfile.BadZipFile) as error:
                 raise ExtractionError(f"unreadable workbook: {error}") from error
-        return source.document
+        return declare_views(source.document)
 
 
 EXTRACTOR = ExcelExtractor()

@@ -29,6 +29,7 @@ from extractors.powerpoint.lang import language_name, main_language
 from extractors.powerpoint.shapes import FOOTER_ROLES, shape_tree
 from extractors.powerpoint.slide import SlideOutput, build_slide
 from extractors.powerpoint.text import paragraphs
+from extractors.powerpoint.views import declare_views
 from extractors.rendering import PdfRenderer, pdf_to_pngs
 from fidelity.core.document import Artifact, Document
 from fidelity.core.sizes import size_metadata
@@ -117,7 +118,7 @@ class PowerPointExtractor(ApplicationExtractor):
                 raise ExtractionError("the presentation has no slides")
             slides = context.renderers.slides if context.media.enabled else None
             _fill(source.path, deck, source.document, context, slides)
-        return source.document
+        return declare_views(source.document)
 
 
 def _fill(

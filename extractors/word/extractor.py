@@ -34,6 +34,7 @@ from extractors.word.parts import (
     textboxes,
     videos,
 )
+from extractors.word.views import declare_views
 from fidelity.core.document import Artifact, Document
 from fidelity.core.gc_pause import collector_paused
 from fidelity.core.hashing import IdMaker
@@ -63,7 +64,7 @@ class WordExtractor(ApplicationExtractor):
         document.artifacts = body.artifacts + found.boxes + links + found.parts
         document.size = size_metadata("word", found.pages, "docProps/app.xml")
         original_properties(document)  # a converted .doc: the original's dates and people
-        return document
+        return declare_views(document)
 
 
 @dataclass

@@ -50,6 +50,16 @@ class Artifact(BaseModel):
     placeholder: str | None = None
     fallback: str = ""
     group: str = ""
+    # The views its extractor declares for it, by name (the ground builds them from these):
+    # views that leave it out (its ablation groups: "no-comments"), views that show only it
+    # and the other artifacts declaring them ("notes-only"), and such views its question
+    # must be answerable from alone.
+    removed_by: list[str] = Field(default_factory=list)
+    shown_by: list[str] = Field(default_factory=list)
+    answerable_from: list[str] = Field(default_factory=list)
+    # A question about it asks a property of the element (a size, a position, a language),
+    # not content it states; declared by its extractor.
+    about_property: bool = False
 
 
 class Document(BaseModel):

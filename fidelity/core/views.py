@@ -4,6 +4,9 @@ An artifact whose placeholder sits in the body (or in another artifact's text) i
 rendered in place; an excluded one is replaced by its `fallback` (often empty, a
 formula's cached value for a formula). Artifacts placed nowhere go to annex
 sections grouped by `group`, in document order.
+
+The ground knows modalities only: which artifacts a named view leaves out or shows is
+declared on each artifact by its extractor (`removed_by`, `shown_by`).
 """
 
 from __future__ import annotations
@@ -16,9 +19,6 @@ from dataclasses import dataclass, field
 from fidelity.core.document import Artifact, Document
 
 PLACEHOLDER = re.compile(r"⟦([^⟦⟧]+)⟧")
-
-FORMATTING_CATEGORIES = {"Font", "Highlight", "Strikeout", "Layout", "Text Highlight"}
-HEADER_FOOTER_CATEGORIES = {"Header", "Footer", "Header/Footer/SlideNum/DateTime"}
 
 
 @dataclass(frozen=True)
@@ -104,91 +104,30 @@ def without(name: str, ids: Iterable[str]) -> View:
     return View(name=name, exclude=frozenset(ids))
 
 
-# Views that leave out one group of artifacts, by the group's predicate. The ablation
-# filter asks a question again without the group its target belongs to.
-GROUP_PREDICATES: dict[str, Callable[[Artifact], bool]] = {
-    "no-headers-footers": lambda a: a.category in HEADER_FOOTER_CATEGORIES,
-    "no-formatting": lambda a: a.category in FORMATTING_CATEGORIES,
-    "no-metadata": lambda a: a.category == "Metadata",
-    "no-comments": lambda a: a.kind in ("comment", "comment-reply"),
-    "no-notes": lambda a: a.category == "Slide Note",
-    "values-only": lambda a: a.category == "Formula",
-}
+def removed_by(document: Document, name: str) -> frozenset[str]:
+    """The artifacts that declare that view `name` leaves them out (its ablation group)."""
+    return ids_where(document, lambda a: name in a.removed_by)
 
 
 def group_view(document: Document, name: str) -> View:
-    """The document without the group `name` of GROUP_PREDICATES."""
-    return without(name, ids_where(document, GROUP_PREDICATES[name]))
+    """The document without the artifacts of the ablation group `name` ("no-comments")."""
+    return without(name, removed_by(document, name))
+
+
+def shown_by(document: Document, name: str) -> View:
+    """Only the artifacts that declare view `name` ("notes-only"): nothing when none does."""
+    return View(name, include_only=ids_where(document, lambda a: name in a.shown_by))
 
 
 def named_views(document: Document) -> dict[str, View]:
-    """The document-wide views every application offers."""
+    """The document-wide views every application offers, by modality."""
     return {
         "full": View("full"),
         "text-only": without(
             "text-only", ids_where(document, lambda a: a.modality in ("table", "visual"))
         ),
         "no-tables": without("no-tables", ids_where(document, lambda a: a.modality == "table")),
-        "no-headers-footers": group_view(document, "no-headers-footers"),
-        "no-comments": group_view(document, "no-comments"),
-        "no-metadata": group_view(document, "no-metadata"),
-        "no-formatting": group_view(document, "no-formatting"),
     }
-
-
-def values_only(document: Document) -> View:
-    """Every Formula artifact excluded: each formula cell shows its cached value instead."""
-    return group_view(document, "values-only")
-
-
-def sheet_only(document: Document, sheet: str) -> View:
-    """Only the artifacts of `sheet` (its index entry, cells and objects); other sheets stripped.
-
-    Workbook-level artifacts (defined names) are kept when they point into the sheet.
-    """
-
-    def keep(artifact: Artifact) -> bool:
-        owner = artifact.facts.get("sheet")
-        if owner is not None:
-            return owner == sheet
-        refers = str(artifact.facts.get("refers_to", ""))
-        return f"{sheet}!" in refers.replace("'", "")
-
-    return View(f"sheet-only:{sheet}", include_only=ids_where(document, keep))
-
-
-def deck_views(document: Document) -> dict[str, View]:
-    """Slide-deck views: text only, notes only, the deck without notes, rendered slides only."""
-    notes = ids_where(document, GROUP_PREDICATES["no-notes"])
-    slide_images = ids_where(document, lambda a: a.kind == "slide-render")
-    return {
-        "text-only": named_views(document)["text-only"],
-        "notes-only": View("notes-only", include_only=notes),
-        "no-notes": without("no-notes", notes),
-        "image-only": View("image-only", include_only=slide_images),
-    }
-
-
-def shape_ids(document: Document, slide: int, shape_id: str) -> frozenset[str]:
-    """Every artifact of one shape on one slide, the artifacts nested in or restating them
-    (the rendered image of the slide, when there is one)."""
-    prefix = f"slide {slide} / shape {shape_id} "
-    found = {a.id for a in document.artifacts if a.locator.startswith(prefix)}
-    by_id = {a.id: a for a in document.artifacts}
-    pending = list(found)
-    while pending:
-        artifact = by_id[pending.pop()]
-        related = PLACEHOLDER.findall(artifact.text) + artifact.facts.get("restated_by", [])
-        for other in related:
-            if other in by_id and other not in found:
-                found.add(other)
-                pending.append(other)
-    return frozenset(found)
-
-
-def without_shape(document: Document, slide: int, shape_id: str) -> View:
-    """The deck without one shape of one slide (a text box, table, chart, picture…)."""
-    return without(f"without-shape:{slide}/{shape_id}", shape_ids(document, slide, shape_id))
 
 
 def no_context() -> ViewContext:

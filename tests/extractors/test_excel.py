@@ -14,9 +14,10 @@ from extractors import ExtractionError
 from extractors import extract_file as extract
 from extractors.excel import sheet as excel_sheet
 from extractors.excel import workbook as excel_workbook
+from extractors.excel.views import sheet_only
 from fidelity.core.apps import TAXONOMY
 from fidelity.core.document import Document
-from fidelity.core.views import View, named_views, sheet_only, values_only, view_context
+from fidelity.core.views import View, group_view, named_views, view_context
 from tests.support.paths import CORPUS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -90,7 +91,7 @@ def test_formula_keeps_formula_and_cached_value(tmp_path: Path) -> None:
 
 def test_values_only_view_replaces_formulas_by_values(tmp_path: Path) -> None:
     document = load(FIXTURE, tmp_path)
-    text = view_context(document, values_only(document)).text
+    text = view_context(document, group_view(document, "values-only")).text
     assert "=SUM(" not in text and "formula" not in text
     assert "| 8 (border-marked row) | **Total** | $4,370 | $4,720 | $9,090 |  |" in text
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,9 @@ import pytest
 from extractors import EXTRACTORS, ExtractContext, ExtractionError, Source, extract
 from extractors.media import MediaWriter
 from fidelity.cli import main as cli
+from fidelity.core.apps import APPLICATIONS
 from fidelity.core.document import Document
+from tests.support.kinds import declared_kinds
 
 FILES = {
     "word": "word/SolarOverview.docx",
@@ -98,3 +101,14 @@ def test_cli_extract_writes_media_nowhere_unless_asked(
     assert paths
     for media in paths:
         assert (tmp_path / media).is_file(), media
+
+
+@pytest.mark.parametrize("app", list(FILES))
+def test_every_kind_an_extractor_makes_is_declared(
+    corpus: Path, extracted: Callable[[Path], Document], app: str
+) -> None:
+    """The layer test keeps an application's kinds in its own package by this list."""
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures"
+    paths = [corpus / FILES[app], *sorted(fixtures.glob(f"*.{APPLICATIONS[app].plain_format}"))]
+    made = {artifact.kind for path in paths for artifact in extracted(path).artifacts}
+    assert made <= declared_kinds(app)

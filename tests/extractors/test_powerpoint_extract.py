@@ -14,15 +14,17 @@ from pptx.util import Inches
 from extractors import ExtractionError
 from extractors import extract_file as extract
 from extractors import extract_file as extract_any
+from extractors.powerpoint.views import without_shape
 from fidelity.core.apps import TAXONOMY
 from fidelity.core.document import Artifact, Document
 from fidelity.core.views import (
     PLACEHOLDER,
     View,
-    deck_views,
+    group_view,
+    named_views,
     placed_ids,
+    shown_by,
     view_context,
-    without_shape,
 )
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "garden_review.pptx"
@@ -90,10 +92,10 @@ def test_speaker_notes_are_kept_apart_from_slides(deck: Document) -> None:
     assert note.category == "Slide Note" and note.placeholder is None
     assert note.group == "Speaker notes"
     assert "July drought" not in deck.body
-    views = deck_views(deck)
-    notes_only = view_context(deck, views["notes-only"]).text
+    assert note.removed_by == ["no-notes"] and note.answerable_from == ["notes-only"]
+    notes_only = view_context(deck, shown_by(deck, "notes-only")).text
     assert "July drought" in notes_only and "Harvest results" not in notes_only
-    no_notes = view_context(deck, views["no-notes"]).text
+    no_notes = view_context(deck, group_view(deck, "no-notes")).text
     assert "July drought" not in no_notes and "Harvest results" in no_notes
 
 
@@ -141,7 +143,7 @@ def test_chart_picture_and_media(deck: Document, tmp_path_factory: pytest.TempPa
     picture = one(deck, "image", slide=4)
     assert picture.facts["alt_text"] == "Map of the garden showing 24 raised beds"
     assert picture.media and picture.media.startswith("media/deck/")
-    text_only = view_context(deck, deck_views(deck)["text-only"]).text
+    text_only = view_context(deck, named_views(deck)["text-only"]).text
     assert "24 raised beds" not in text_only and "May=240" not in text_only
 
 

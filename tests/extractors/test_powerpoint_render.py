@@ -12,7 +12,7 @@ from PIL import Image
 from extractors import extract_file
 from extractors.rendering import PdfRenderer, Renderers, pdf_to_pngs
 from fidelity.core.document import Document
-from fidelity.core.views import deck_views, view_context
+from fidelity.core.views import named_views, shown_by, view_context
 from filters.ablation import ablation_views
 from tests.support.soffice import soffice_pdf
 
@@ -61,9 +61,9 @@ def test_renderer_adds_slide_images_restated_by_slide_content(tmp_path: Path) ->
     assert document.body.index(renders[3].placeholder) > document.body.index("## Slide 4")
     chart = next(a for a in document.artifacts if a.kind == "chart")
     assert chart.facts["restated_by"] == [renders[3].id]
-    image_only = view_context(document, deck_views(document)["image-only"])
+    image_only = view_context(document, shown_by(document, "image-only"))
     assert image_only.images == [a.media for a in renders]
-    assert view_context(document, deck_views(document)["text-only"]).images == []
+    assert view_context(document, named_views(document)["text-only"]).images == []
     style = next(a for a in document.artifacts if a.kind == "shape-style")
     views = ablation_views(document, style)
     assert renders[4].id in views[0].exclude

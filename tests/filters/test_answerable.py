@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from extractors.powerpoint.views import declare
 from fidelity.core.config import Config, GenerationBudget, ModelsConfig
 from fidelity.core.document import Artifact
 from fidelity.core.llm import LLMClient
@@ -103,6 +104,7 @@ def test_layout_questions_are_asked_of_their_rendered_slide_when_there_is_one(ty
         media="media/slide-8.png",
         facts={"slide": 8},
     )
+    declare(render)  # as the extractor declares a slide's rendered image
     rendered = typical.model_copy(update={"artifacts": [*typical.artifacts, render]})
     (full, image) = positive_views(rendered, structure)
     assert image.name == "slide-image:8" and image.include_only == frozenset({render.id})

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from extractors.word.views import declare_views
 from fidelity import funnel
 from fidelity.core.config import Config, FilterSettings, ModelsConfig
 from fidelity.core.document import Artifact, Candidate, Decision, Document, Probe, placeholder_for
@@ -79,7 +80,7 @@ def make_document(tmp_path: Path) -> Document:
             )
         )
     body = "\n\n".join(["# Zephyr report", *(placeholder_for(name) for name in IN_FLOW)])
-    return Document(
+    document = Document(
         sha256="b" * 64,
         app="word",
         format="docx",
@@ -87,6 +88,7 @@ def make_document(tmp_path: Path) -> Document:
         body=body,
         artifacts=artifacts,
     )
+    return declare_views(document)  # as the Word extractor declares its artifacts' views
 
 
 # question -> (target, value, anchors, statements); the stub model "knows" what follows.
