@@ -19,6 +19,7 @@ from pydantic import TypeAdapter
 
 from fidelity.core.document import Candidate, Decision, Document
 from fidelity.core.gc_pause import collector_paused
+from fidelity.core.mistake import Mistake
 from fidelity.core.run_snapshot import CandidateRow, ModelCallRecord, RunSnapshot
 
 SCHEMA = """
@@ -67,6 +68,11 @@ CREATE TABLE IF NOT EXISTS meta (
 
 
 STORE_NAME = "run.sqlite"
+# What the stored documents hold: 2 = each artifact declares the views that leave it out
+# (removed_by, shown_by, answerable_from). Documents of an older run build other views, so
+# its decisions could not be replayed or extended: such a run is refused, not mixed.
+DOCUMENT_FORMAT = 2
+FORMAT_KEY = "document_format"
 CANDIDATE_ROWS = (
     "SELECT c.body, c.status, c.rejected_by, c.reason FROM candidates c "
     "JOIN files f ON f.sha256 = c.file_sha WHERE f.status = 'done'"
@@ -90,6 +96,22 @@ class RunStore:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
+        self._check_format()
+
+    def _check_format(self) -> None:
+        stored = self.meta(FORMAT_KEY)
+        if stored == DOCUMENT_FORMAT:
+            return
+        held = self.db.execute("SELECT 1 FROM files WHERE document IS NOT NULL LIMIT 1")
+        if stored is None and held.fetchone() is None:
+            self.set_meta(FORMAT_KEY, DOCUMENT_FORMAT)
+            return
+        self.close()
+        raise Mistake(
+            f"{self.path} was written by an earlier version of fidelity (document format "
+            f"{stored or 1}, this version reads {DOCUMENT_FORMAT}): build into a new output "
+            "folder, or delete this one"
+        )
 
     def close(self) -> None:
         self.db.close()

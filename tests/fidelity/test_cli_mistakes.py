@@ -189,3 +189,24 @@ def test_a_usage_mistake_is_one_line_too(tmp_path: Path) -> None:
     result = fidelity("build", MEMO, "--workers", "many", "-o", tmp_path / "out", cwd=tmp_path)
     assert_one_line_mistake(result, "fidelity build: argument --workers", "fidelity build --help")
     assert not (tmp_path / "out").exists()
+
+
+def test_a_run_stored_by_an_earlier_version_is_refused_in_one_line(tmp_path: Path) -> None:
+    import sqlite3
+
+    from fidelity.core.document import Document
+    from fidelity.core.store import FORMAT_KEY, open_store
+
+    out = tmp_path / "old"
+    store = open_store(out)
+    document = Document(sha256="1" * 64, app="word", format="docx", source=str(MEMO))
+    store.put_file(document.sha256, str(MEMO), "done", document=document)
+    store.close()
+    with sqlite3.connect(out / "run.sqlite") as db:  # as a run before view declarations left it
+        db.execute("DELETE FROM meta WHERE key=?", (FORMAT_KEY,))
+    for command in (["explain", MEMO, "-o", out], ["coverage", out], ["build", MEMO, "-o", out]):
+        result = fidelity(*command, cwd=tmp_path)
+        assert_one_line_mistake(result, "earlier version of fidelity", "new output folder")
+    fresh = tmp_path / "fresh"
+    open_store(fresh).close()
+    open_store(fresh).close()  # a new run's own format is read back
