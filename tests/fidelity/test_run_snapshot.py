@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from fidelity.core.document import Candidate, Decision, Document, Probe
-from fidelity.core.store import RunStore, snapshot_of
+from fidelity.core.store import DOCUMENT_FORMAT, FORMAT_KEY, RunStore, snapshot_of
 
 
 def candidate(number: int, file_sha: str, path: str) -> Candidate:
@@ -79,7 +79,7 @@ def test_snapshot_holds_what_the_store_queries_return(tmp_path: Path) -> None:
     assert run.documents == tuple(store.documents())
     assert list(run.files) == store.files()
     assert run.files_with_status("pending") == store.files("pending")
-    assert run.meta == {"mode": "model"}
+    assert run.meta == {"mode": "model", FORMAT_KEY: DOCUMENT_FORMAT}
     assert run.model_call_usage() == store.model_call_usage()
     assert run.model_calls["k0"].error == "timeout" and not run.model_calls["k0"].answered
     store.close()
