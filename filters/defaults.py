@@ -107,7 +107,7 @@ BUILD_NUMBER = re.compile(r"^[a-z]{0,2}\d+(?:[.-]\d+){2,}$|^\d+\.0{2,}$", re.IGN
 # Alt text the application writes by itself: the shape's own name or the picture's file name.
 AUTO_ALT_TEXT = re.compile(
     r"^(picture|image|graphic|grafik|chart|figure|diagram|object|photo|img|clip_image|ink"
-    r"|drawing|shape|rectangle|text ?box|group|oval)[\s_-]*\d*$"
+    r"|drawing|shape|rectangle|text ?box|group|oval|untitled|unbenannt|sans titre)[\s_-]*\d*$"
     r"|automatically generated|generated with (?:very )?(?:high|medium|low) confidence"
     r"|\.(png|jpe?g|gif|emf|wmf|bmp|tiff?|svg)$",
     re.IGNORECASE,

@@ -464,7 +464,10 @@ def formatted_points(series: dict[str, Any]) -> list[tuple[str, str]]:
         if value is None:
             continue
         label = categories[index] if index < len(categories) else None
-        label = _number(label, series.get("categories_format")) if label else str(index + 1)
+        if label:
+            label = _number(label, series.get("categories_format"))
+        else:  # no categories at all: the axis counts 1, 2, 3; one missing: a blank label
+            label = "" if any(categories) else str(index + 1)
         pairs.append((_one_line(label), _number(value, series.get("values_format"))))
     return pairs
 

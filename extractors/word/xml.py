@@ -59,6 +59,8 @@ def text_of(element: etree._Element, skip: frozenset[str] = frozenset()) -> str:
                 out.append(node.text or "")
         elif tag == w("tab"):
             out.append("\t")
+        elif tag == w("noBreakHyphen"):
+            out.append("\u2011")  # "Figure 3‑11", as the page shows it (and pandoc reads it)
         elif tag in (w("br"), w("cr")):
             out.append("\n")
         elif tag == w("fldChar"):

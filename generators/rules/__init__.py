@@ -13,9 +13,9 @@ from generators.rules.common import Rule, cap, widened
 # At most this many candidates of one question type per document (a workbook with 400
 # defined names must not flood the set); the kept ones are a stable hash sample.
 PER_TYPE = 12
-# At most this many questions of one type with the same answer per document: twelve headings
-# "in 11 pt", every caption "centred" ask one thing twelve times.
-PER_ANSWER = 2
+# At most this many questions of one type with the same property value per document: twelve
+# headings "in 11 pt", every caption "centred", four charts at one position ask one thing.
+PER_ANSWER = 1
 
 
 def generate(document: Document, widen: int = 1) -> list[Candidate]:
@@ -37,7 +37,7 @@ def generate(document: Document, widen: int = 1) -> list[Candidate]:
                 if item.id not in seen and _readable(item.probe.value):
                     seen.add(item.id)
                     out.append(item)
-        return _sample_per_type(_few_per_answer(_asked_once(out)), cap(PER_TYPE))
+        return _sample_per_type(_few_per_answer(document, _asked_once(out)), cap(PER_TYPE))
 
 
 def unasked(document: Document, artifact: Artifact) -> str:
@@ -67,10 +67,16 @@ def _asked_once(candidates: list[Candidate]) -> list[Candidate]:
     return out
 
 
-def _few_per_answer(candidates: list[Candidate]) -> list[Candidate]:
-    """Up to PER_ANSWER candidates per (question type, answer), chosen by id hash."""
+def _few_per_answer(document: Document, candidates: list[Candidate]) -> list[Candidate]:
+    """Up to PER_ANSWER candidates per (question type, answer) about an element's property
+    (its format, layout, position), chosen by id hash; content answers are all kept (two
+    comments by one author are two questions)."""
+    about_property = {a.id for a in document.artifacts if a.about_property}
     groups: dict[tuple[str, str], list[Candidate]] = {}
     for item in candidates:
+        if item.artifact_id not in about_property:
+            groups[(item.id, "")] = [item]
+            continue
         key = (item.question_type, " ".join(item.probe.value.casefold().split()))
         groups.setdefault(key, []).append(item)
     chosen = {

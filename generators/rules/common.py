@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from fidelity.core.document import Artifact, Candidate, Document
 from fidelity.core.text import normalize
@@ -726,6 +727,8 @@ STOCK_WORDS = frozenset(
     "respectively particular specific anything everything something nothing everyone someone "
     "everybody somebody themselves yourself ourselves".split()
 )
+# The shortest stem two words share for one to give the other away ("script").
+PAIRED_STEM = 6
 # Separators of a run of fragments ("Poly, Inv, F1a, F1b, idem, …").
 FRAGMENT_SEPARATOR = re.compile(r"[,;:]")
 
@@ -764,7 +767,22 @@ def blankable(word: str, sentence: str) -> bool:
         word.casefold() not in STOCK_WORDS
         and (first is None or first.group(0) != word or first.start() > 2)
         and len(re.findall(rf"\b{re.escape(word)}\b", sentence, re.IGNORECASE)) == 1
+        and not _paired(word, sentence)
     )
+
+
+def _paired(word: str, sentence: str) -> bool:
+    """Another word of the sentence shares a long stem with the blank ("subscripts and
+    ____" for "superscript"): the pairing fills it."""
+    lowered = word.casefold()
+    for other in WORDS.findall(sentence):
+        other = other.casefold()
+        if other == lowered or len(other) < PAIRED_STEM:
+            continue
+        match = SequenceMatcher(None, lowered, other).find_longest_match()
+        if match.size >= PAIRED_STEM:
+            return True
+    return False
 
 
 def cloze_spans(text: str, limit: int = 2) -> list[tuple[str, str]]:
@@ -796,9 +814,12 @@ def cloze_spans(text: str, limit: int = 2) -> list[tuple[str, str]]:
 
 def is_sentence(text: str) -> bool:
     """True for a real sentence: six words or more, ending as a sentence ends (or running to
-    ten words or more), not a list of fragments separated by commas."""
+    ten words or more), not a list of fragments separated by commas, not the lower-case tail
+    of a sentence cut at an abbreviation ("… software, e.g. for aircraft avionics")."""
     words = WORDS.findall(text)
     if len(words) < 6 or text.rstrip().endswith((",", ";", "-", "–")):
+        return False
+    if text.lstrip("“\"'(")[:1].islower():
         return False
     if _fragments(text):
         return False
@@ -926,8 +947,8 @@ def chart_extremes(document: Document, artifact: Artifact, name: str) -> list[Ca
         target = max(numbers) if highest else min(numbers)
         hits = [point for point, n in zip(shown, numbers, strict=True) if n == target]
         categories = [c for c, _ in shown]
-        if len(hits) != 1 or len(set(categories)) != len(categories):
-            continue
+        if len(hits) != 1 or len(set(categories)) != len(categories) or not all(categories):
+            continue  # a tie, a category shown twice, or one without a label
         category, value = hits[0]
         word = "highest" if highest else "lowest"
         series_name = series["name"]

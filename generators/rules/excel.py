@@ -28,7 +28,12 @@ from generators.rules.common import (
     sample_data,
     table_families,
 )
-from generators.rules.giveaway import default_sheet_name, link_names_target, reads_its_address
+from generators.rules.giveaway import (
+    default_sheet_name,
+    link_names_target,
+    numbered_by_place,
+    reads_its_address,
+)
 from generators.rules.restated import grounded_metadata, one_comment_author
 
 ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}
@@ -125,7 +130,12 @@ def sheet(document: Document, artifact: Artifact) -> list[Candidate]:
     visible = [a for a in document.artifacts if a.kind == "sheet" and a.facts["state"] == "visible"]
     position = 1 + visible.index(artifact) if artifact in visible else 0
     count = len(visible)
-    if count >= 2 and position in ORDINALS and not default_sheet_name(name):
+    if (
+        count >= 2
+        and position in ORDINALS
+        and not default_sheet_name(name)
+        and not numbered_by_place(name, position)
+    ):
         out.append(
             candidate(
                 document,

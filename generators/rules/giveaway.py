@@ -32,9 +32,11 @@ ELEMENT_WORDS = {
 # Filler a template or a test writes where the real text would go.
 PLACEHOLDER = re.compile(
     r"\b(goes here|lorem ipsum|type (the |your )?(text|title|here)|click here to|enter text"
-    r"|insert \w+ here|your \w+ here|sample text|placeholder|add (a |your )?\w+ here)\b",
+    r"|insert \w+ here|your \w+ here|sample text|placeholder|add (a |your )?\w+ here)\b"
+    r"|\[\s*type [^\]]*",  # Word's building-block prompts: "[Type sidebar content…]"
     re.IGNORECASE,
 )
+NUMBERED_NAME = re.compile(r"([^\W\d_]{0,8})[\s_-]*(\d{1,3})")
 SELF_NAMING_WORDS = 8
 SHORT = 4
 # How a text announcing itself begins ("This is the footer", "Another header with…").
@@ -48,6 +50,13 @@ CELL_ADDRESS = re.compile(r"^(cell\s+)?\$?([A-Z]{1,3})\$?(\d+)$", re.IGNORECASE)
 def default_sheet_name(name: str) -> bool:
     """True for the name Office gives a new sheet ("Sheet3", "Tabelle3", "Feuil3", "Лист3")."""
     return bool(DEFAULT_SHEET.match(name.strip()))
+
+
+def numbered_by_place(name: str, position: int) -> bool:
+    """A name made of at most one short word and the number of its own place ("S3", "Q3",
+    "Page 3" for the third tab): the order gives it away as "Sheet3" does."""
+    found = NUMBERED_NAME.fullmatch(name.strip())
+    return found is not None and int(found.group(2)) == position
 
 
 def names_itself(text: str, kind: str) -> bool:

@@ -895,6 +895,9 @@ def hidden_slide(document: Document, artifact: Artifact) -> list[Candidate]:
     if hidden[0].id != artifact.id:
         return []
     numbers = [_slide(a) for a in hidden]
+    slides = {_slide(a) for a in document.artifacts if a.kind == "slide-structure"}
+    if len(slides) <= len(numbers):
+        return []  # every slide is hidden (a one-slide deck): "which one" answers itself
     # A hidden slide whose own text says so ("Hidden slide", "hide this") gives the answer away.
     if any(_says(_slide_texts(document, n), word) for n in numbers for word in HIDDEN_WORDS):
         return []

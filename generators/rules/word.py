@@ -964,8 +964,8 @@ def _font_span(document: Document, artifact: Artifact) -> list[Candidate]:
     toc = str(facts.get("style") or "").lower().startswith("toc")
     if _ambiguous(document, artifact) or toc or TOC_ENTRY.search(facts["subject"]):
         return []  # a table-of-contents line is set by its TOC style, not by the author
-    if facts.get("generated"):
-        return []  # a bibliography or index Word wrote: its look is Word's, not the author's
+    if facts.get("generated") or PLACEHOLDER.search(facts["subject"]):
+        return []  # a bibliography or index Word wrote, a prompt it shows: Word's look
     if facts.get("link") and set(facts.get("differs", [])) <= LINK_LOOK:
         return []  # the underline and colour every link gets
     text = f"the text “{subject}”"
@@ -1197,6 +1197,8 @@ def _layout_paragraph(document: Document, artifact: Artifact) -> list[Candidate]
         or facts.get("generated")
     ):
         return []  # a table-of-contents line or a bibliography entry is laid out by Word
+    if not _begins_one(document, facts["subject"]):
+        return []  # a caption the list of figures repeats: "the paragraph “…”" names two
     indents = [
         facts[k] for k in ("indent_left", "indent_first-line", "indent_hanging") if k in facts
     ]

@@ -326,3 +326,11 @@ def test_a_data_bound_templates_fields_are_not_asked(tmp_path) -> None:
     assert guessability.check(document, field).verdict == "fail"  # names its own column
     real = field.model_copy(update={"probe": field.probe.model_copy(update={"value": "40 m"})})
     assert guessability.check(document, real).verdict == "pass"
+
+
+def test_untitled_alt_text_is_the_applications(typical) -> None:
+    picture = next(a for a in typical.artifacts if a.modality == "visual")
+    question = "What description (alt text) is given for the picture?"
+    said = ["It is “untitled”."]
+    made = candidate(typical, picture, "image-alt-text", question, said, "untitled")
+    assert guessability.check(typical, made).verdict == "fail"

@@ -348,3 +348,33 @@ def test_a_language_quote_never_joins_runs_the_slide_shows_apart(tmp_path: Path)
     _, said = asked(path, tmp_path)
     quoted = {c.question.split("“")[1].split("”")[0] for c in of_type(said, "run-language")}
     assert quoted and quoted <= {"（ＧＨＱ）本部", "東京の会議"}
+
+
+def test_a_lone_hidden_slide_a_paired_blank_and_an_unlabelled_point_are_not_asked(
+    tmp_path: Path,
+) -> None:
+    from pptx.chart.data import CategoryChartData
+    from pptx.enum.chart import XL_CHART_TYPE
+
+    made = Presentation()
+    slide = made.slides.add_slide(made.slide_layouts[5])
+    slide.shapes.title.text = "Ambulatory care at the eastern centre"
+    slide._element.set("show", "0")
+    box = slide.shapes.add_textbox(Inches(1), Inches(2), Inches(8), Inches(1)).text_frame
+    box.text = "We can also write subscripts in formulas and superscript in footnotes today."
+    data = CategoryChartData()
+    data.categories = ["North", "", "South", "West"]
+    data.add_series("Visits", (40.0, 5.0, 30.0, 25.0))
+    slide.shapes.add_chart(
+        XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(3), Inches(6), Inches(3), data
+    )
+    path = tmp_path / "lone.pptx"
+    made.save(path)
+    _, said = asked(path, tmp_path)
+    assert not of_type(said, "hidden-slides")  # one slide: "which one" answers itself
+    assert all(c.probe.value != "superscript" for c in said)  # "subscripts … and ____"
+    charted = [c for c in said if c.category == "Chart"]
+    assert charted  # the chart is asked about, but its unlabelled point is named by nothing
+    assert all("“2”" not in " ".join(c.answer) and "“”" not in " ".join(c.answer) for c in charted)
+    extremes = [c for c in charted if c.question_type in ("chart-extreme", "chart-second")]
+    assert all("lowest" not in c.question for c in extremes)
