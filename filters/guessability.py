@@ -33,6 +33,7 @@ TEMPLATE_MARKUP = re.compile(r"<[A-Za-z][\w:]*(\s+[\w:]+\s*=\s*\"[^\"]*\")*\s*/?
 SHAPE_MARKER = re.compile(r"\[[^\]]*\]")
 NAME_QUOTE = re.compile(r"“([^”]*)”|'([^']*)'")
 LANGUAGE_TAG = re.compile(r"^([a-z]{2,3})(?:[-_][a-z0-9]+)*$", re.IGNORECASE)
+MEASURE = re.compile(r"^(\d+(?:\.\d+)?) (pt|in|cm|mm|px)$")
 CELL_ADDRESS = re.compile(r"^\$?([A-Z]{1,3})\$?(\d+)$")
 EQUATION_NOISE = re.compile(r"[\s\\{}]|\\left|\\right")
 
@@ -283,19 +284,31 @@ def uniform_in_file(
     document: Document, artifact: Artifact | None, candidate: Candidate
 ) -> Finding | None:
     """An answer every element of the target's kind shares (one comment author, one layout
-    on every slide, one fill on every shape): each of the others states it too."""
+    on every slide, one fill on every shape, every heading in 11 pt): each of the others
+    states it too."""
     if artifact is None:
         return None
     value = normalize(candidate.probe.value)
-    keys = [k for k, v in artifact.facts.items() if isinstance(v, str) and normalize(v) == value]
+    keys = [k for k, v in artifact.facts.items() if _same_fact(v, value)]
     same_kind = [a for a in document.artifacts if a.kind == artifact.kind]
     if not value or not keys or len(same_kind) < defaults.UNIFORM_LEAST:
         return None
     for key in keys:
-        if all(normalize(str(a.facts.get(key) or "")) == value for a in same_kind):
+        if all(_same_fact(a.facts.get(key), value) for a in same_kind):
             why = f"all {len(same_kind)} {artifact.kind} elements share this {key}"
             return candidate.probe.value, f"{why}: the others state the answer"
     return None
+
+
+def _same_fact(fact: object, value: str) -> bool:
+    """A fact that says the (normalised) answer: the same text, or the number of a measure
+    ("11 pt" for a size of 11.0; a bare number could be any count)."""
+    if isinstance(fact, str):
+        return bool(fact) and normalize(fact) == value
+    if isinstance(fact, int | float) and not isinstance(fact, bool):
+        found = MEASURE.match(value)
+        return found is not None and float(found.group(1)) == float(fact)
+    return False
 
 
 def in_shape_name(_: Document, artifact: Artifact | None, candidate: Candidate) -> Finding | None:

@@ -900,3 +900,15 @@ def test_captions_prompts_and_cut_sentences_are_not_quoted(tmp_path: Path) -> No
     assert not of_type(asked, "layout-alignment")  # the list of figures repeats the caption
     assert "[Type sidebar" not in quoted
     assert "“for aircraft avionics" not in quoted
+
+
+def test_a_size_every_heading_shares_is_not_asked(tmp_path: Path) -> None:
+    made = docx.Document()
+    for number in range(4):
+        made.add_heading(f"Harbour district {number + 1}", 1).runs[0].font.size = Pt(11)
+        made.add_paragraph(f"The divers of district {number + 1} logged their spring dives.")
+    path = saved(made, tmp_path, "headings.docx")
+    document = Document(sha256="5" * 64, app="word", format="docx", source=str(path))
+    document = extract(path, document, tmp_path / "media" / "headings")
+    sizes = [c for c in of_type(generate(document), "font-size") if c.probe.value == "11 pt"]
+    assert sizes and all(guessability.check(document, c).verdict == "fail" for c in sizes)
