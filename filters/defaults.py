@@ -38,6 +38,11 @@ DEFAULT_ANSWERS: dict[str, frozenset[str]] = {
         }
     ),
     "metadata-Company": frozenset({"microsoft", "microsoft corporation"}),
+    # The title a program gives a new file: the kind of file, not a title.
+    "metadata-title": frozenset(
+        {"presentation", "powerpoint presentation", "document", "word document", "workbook"}
+        | {"book1", "untitled", "title", "slide 1", "microsoft word document"}
+    ),
     # The creation stamps of the templates new files start from: Excel 97's Book template,
     # python-pptx's and python-docx's default files. A file that kept one says nothing.
     "metadata-created": frozenset(

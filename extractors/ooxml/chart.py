@@ -233,6 +233,20 @@ def _type_label(group: dict[str, Any]) -> str:
     return " ".join(words)
 
 
+def _scatter_style(element: etree._Element) -> str | None:
+    """The scatter style a reader sees: "lineMarker" with every series' line switched off
+    (a:ln/a:noFill) shows markers only."""
+    style = _val(element, "c:scatterStyle")
+    series = element.findall("c:ser", NS)
+    if (
+        style in ("lineMarker", "smoothMarker")
+        and series
+        and all(ser.find("c:spPr/a:ln/a:noFill", NS) is not None for ser in series)
+    ):
+        return "marker"
+    return style
+
+
 def _chart_groups(plot_area: etree._Element) -> list[dict[str, Any]]:
     groups = []
     for element in plot_area:
@@ -246,7 +260,7 @@ def _chart_groups(plot_area: etree._Element) -> list[dict[str, Any]]:
             "three_d": three_d,
             "bar_direction": _val(element, "c:barDir"),
             "grouping": _val(element, "c:grouping"),
-            "scatter_style": _val(element, "c:scatterStyle"),
+            "scatter_style": _scatter_style(element),
             "radar_style": _val(element, "c:radarStyle"),
             "of_pie_type": _val(element, "c:ofPieType"),
             "vary_colors": _flag(element.find("c:varyColors", NS)),

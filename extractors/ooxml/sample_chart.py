@@ -49,6 +49,11 @@ def holds_sample_data(series: Sequence[dict[str, Any]]) -> bool:
         and all(DEFAULT_CATEGORY.match(str(c)) for c in s.get("categories", []) if c)
         for s in series
     )
-    return named or any(
-        tuple(_number(v) for v in s.get("values", [])[:4]) in SAMPLE_VALUES for s in series
-    )
+    return named or any(_sample_values(s.get("values", [])) for s in series)
+
+
+def _sample_values(values: Sequence[Any]) -> bool:
+    """Three or four values that begin one of the sample rows (a point deleted from the end
+    leaves the rest of the sample)."""
+    numbers = tuple(_number(v) for v in values[:4])
+    return len(numbers) >= 3 and any(row[: len(numbers)] == numbers for row in SAMPLE_VALUES)

@@ -67,6 +67,8 @@ class Deck:
             if kind == "slide":
                 number = self.number_of_part.get(Package.resolve(slide.part, target))
                 return Link(f"slide {number}", "slide", number) if number else None
+        if action.startswith("ppaction://media"):
+            return Link("its media", "media")  # a video's poster frame plays it: no link
         if action.startswith("ppaction://"):
             return Link(action.removeprefix("ppaction://"), "action")
         return None

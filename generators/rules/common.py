@@ -771,6 +771,12 @@ def blankable(word: str, sentence: str) -> bool:
     )
 
 
+def named_in(sentence: str, word: str) -> bool:
+    """A name inside the sentence (capitalised, not its first word): what the file says, not
+    what English or a stock phrase gives ("electronic identity ____", "a ____ in A4")."""
+    return word[:1].isupper() and not sentence.lstrip("“\"'(←→ ").startswith(word)
+
+
 def _paired(word: str, sentence: str) -> bool:
     """Another word of the sentence shares a long stem with the blank ("subscripts and
     ____" for "superscript"): the pairing fills it."""
@@ -805,7 +811,10 @@ def cloze_spans(text: str, limit: int = 2) -> list[tuple[str, str]]:
         words = [
             w
             for w in CLOZE_WORD.findall(sentence)
-            if text.count(w) == 1 and f" {normalize(w)} " in tokens and blankable(w, sentence)
+            if text.count(w) == 1
+            and f" {normalize(w)} " in tokens
+            and blankable(w, sentence)
+            and named_in(sentence, w)
         ]
         return (max(words, key=len), "word") if words else None
 
@@ -861,6 +870,11 @@ def _chart_place(document: Document, artifact: Artifact) -> str | None:
     return f"the chart on slide {slide}" if len(charts) <= 1 else None
 
 
+def categorical(facts: dict) -> bool:
+    """A chart whose points stand over categories (not a scatter or bubble chart of x values)."""
+    return not any(group.get("type") in ("scatter", "bubble") for group in facts.get("types", []))
+
+
 def chart_title_and_type(
     document: Document,
     artifact: Artifact,
@@ -912,6 +926,8 @@ def chart_questions(document: Document, artifact: Artifact) -> list[Candidate]:
     if name is None or sample_data(facts):
         return []
     out = chart_title_and_type(document, artifact, title if place else None, place or "", name)
+    if not categorical(facts):
+        return out  # an X-Y chart has x values, no categories to ask a value "for"
     for series in facts.get("series", [])[:1]:
         points = [(c, v) for c, v in series.get("points", []) if c and v and c != v]
         if not points or not series.get("name"):

@@ -16,6 +16,7 @@ from generators.draft import candidate, quote
 from generators.rules.common import (
     Rule,
     cap,
+    categorical,
     cell_number,
     chart_extremes,
     chart_families,
@@ -472,8 +473,8 @@ def _traced(document: Document, artifact: Artifact, where: str) -> list[Candidat
                 if len(cells) > 1
                 else f"Which cell or range does the formula in {where} read?",
                 [f"The formula in {where} reads {ref}." for _, ref in cells],
-                value=facts["formula"],
-                anchor=[artifact.locator],
+                value=", ".join(ref for _, ref in cells),
+                anchor=[facts["cell"]],  # a note beside it naming the cell and its range says it
                 notes=[f"list answer: all {len(cells)} references"] if len(cells) > 1 else [],
             )
         )
@@ -668,6 +669,8 @@ def chart(document: Document, artifact: Artifact) -> list[Candidate]:
         )
     if any(series.get("values_ref") for series in facts.get("series", [])[:1]):
         return out  # its values are the cells': the cells state the highest and lowest too
+    if not categorical(facts):
+        return out  # an X-Y chart: no categories to compare
     return (
         out + chart_extremes(document, artifact, where) + chart_families(document, artifact, where)
     )
@@ -850,6 +853,9 @@ def _commented_cell(document: Document, artifact: Artifact) -> list[Candidate]:
     ]
     if len(text.split()) < 3 or said.count(text) != 1 or len(text) > 160:
         return []
+    value = " ".join(str(facts.get("cell_value") or "").split())
+    if value and re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text, re.IGNORECASE):
+        return []  # "Bob's my best friend" on the cell reading "Bob": the text points at it
     return (
         _commented_value(document, artifact, text)
         + [

@@ -275,7 +275,12 @@ def shape_style(document: Document, artifact: Artifact) -> list[Candidate]:
         )
     # A fill from the shape's style reference in accent 1 is what every new shape gets.
     default_fill = facts.get("fill_from_style") and facts.get("fill_theme") == DEFAULT_FILL_THEME
-    if facts.get("fill_name") and not _says(raw, facts["fill_name"]) and not default_fill:
+    if (
+        facts.get("fill_name")
+        and not _says(raw, facts["fill_name"])
+        and not default_fill
+        and not _fill_told_elsewhere(document, artifact, text)
+    ):
         out.append(
             candidate(
                 document,
@@ -290,10 +295,28 @@ def shape_style(document: Document, artifact: Artifact) -> list[Candidate]:
     return out
 
 
+def _fill_told_elsewhere(document: Document, artifact: Artifact, text: str) -> bool:
+    """Another shape states the fill: the same text with the same fill on another slide (a
+    copied slide), or every other shape of its slide wears it too (three or more)."""
+    fill = artifact.facts.get("fill")
+    slide = _slide(artifact)
+    others = [a for a in document.artifacts if a.kind == "shape-style" and a.id != artifact.id]
+    twin = any(
+        " ".join(a.facts.get("text", "").split()) == text and a.facts.get("fill") == fill
+        for a in others
+        if text and _slide(a) != slide
+    )
+    neighbours = [a for a in others if _slide(a) == slide and a.facts.get("fill")]
+    uniform = len(neighbours) >= 2 and all(a.facts.get("fill") == fill for a in neighbours)
+    return twin or uniform
+
+
 def hyperlink(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
     slide = _slide(artifact)
     target, text = facts["target"], facts.get("text", "")
+    if facts.get("link_kind") == "media":
+        return []  # clicking a video's poster frame plays it: nothing a link leads to
     if normalize(text) and (
         normalize(text) in normalize(target) or normalize(target) in normalize(text)
     ):
@@ -727,11 +750,20 @@ def slide_structure(document: Document, artifact: Artifact) -> list[Candidate]:
             )
         )
         break
+    # A position another slide repeats for a shape of the same kind (a chart placed alike on
+    # every slide) is stated there too.
+    elsewhere = {
+        (other["kind"], other.get("position", "").split(", width")[0])
+        for a in document.artifacts
+        if a.kind == "slide-structure" and _slide(a) != slide
+        for other in a.facts.get("shapes", [])
+    }
     placed = [
         (s, called)
         for s in top
         if s["box"] is not None
         and "placeholder" not in s["kind"]
+        and (s["kind"], s.get("position", "").split(", width")[0]) not in elsewhere
         and (called := shape_phrase(shapes, s["name"])) is not None
     ]
     if placed:

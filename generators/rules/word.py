@@ -24,6 +24,7 @@ from generators.rules.common import (
     described,
     is_sentence,
     metadata_rule,
+    named_in,
     pick,
     table_cell_question,
     table_cells,
@@ -111,7 +112,7 @@ def _text(document: Document, artifact: Artifact) -> list[Candidate]:
             if whole.count(w) == 1
             and _once(everywhere, w)
             and not _forced(sentence, w)
-            and _named(sentence, w)
+            and named_in(sentence, w)
         ]
         return (max(words, key=len), "word") if words else None
 
@@ -334,12 +335,6 @@ def _shouted(sentence: str) -> bool:
     """Most of the sentence's letters are capitals."""
     letters = [c for c in sentence if c.isalpha()]
     return bool(letters) and sum(c.isupper() for c in letters) > 0.6 * len(letters)
-
-
-def _named(sentence: str, word: str) -> bool:
-    """A name inside the sentence (capitalised, not its first word): what the file says, not
-    what English grammar or a stock phrase gives."""
-    return word[:1].isupper() and not sentence.lstrip("“\"'(").startswith(word)
 
 
 def _once(text: str, word: str) -> bool:

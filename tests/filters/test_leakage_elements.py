@@ -202,7 +202,7 @@ def test_a_cloze_whose_phrase_another_passage_repeats_is_rejected(tmp_path):
     def deck(second: str) -> list:
         made = Presentation()
         for text in (
-            "Our volunteers planted young apple saplings along the northern riverbank this spring.",
+            "Our Kestrel volunteers planted young apple saplings along the riverbank this spring.",
             second,
         ):
             slide = made.slides.add_slide(made.slide_layouts[6])
@@ -217,12 +217,12 @@ def test_a_cloze_whose_phrase_another_passage_repeats_is_rejected(tmp_path):
             for c in generate(document)
             if c.question_type == "slide-text-cloze" and "On slide 1," in c.question
         ]
-        assert [c.probe.value for c in clozes] == ["volunteers"]
+        assert [c.probe.value for c in clozes] == ["Kestrel"]
         return check_document(document, clozes)
 
-    (repeated,) = deck("Last year our volunteers planted young oaks beside the school gates.")
+    (repeated,) = deck("Last year our Kestrel volunteers planted oaks beside the school gates.")
     assert repeated.status == "rejected" and "repeats the blank's phrase" in repeated.reason
-    (elsewhere,) = deck("Many volunteers joined the harvest festival beside the school gates.")
+    (elsewhere,) = deck("Many Kestrel members joined the harvest festival by the school gates.")
     assert elsewhere.status == "kept"
 
 

@@ -378,3 +378,48 @@ def test_a_lone_hidden_slide_a_paired_blank_and_an_unlabelled_point_are_not_aske
     assert all("“2”" not in " ".join(c.answer) and "“”" not in " ".join(c.answer) for c in charted)
     extremes = [c for c in charted if c.question_type in ("chart-extreme", "chart-second")]
     assert all("lowest" not in c.question for c in extremes)
+
+
+def test_copies_samples_media_and_x_y_charts_are_asked_as_a_reader_sees_them(
+    tmp_path: Path,
+) -> None:
+    from pptx.chart.data import CategoryChartData, XyChartData
+    from pptx.enum.chart import XL_CHART_TYPE
+
+    made = Presentation()
+    made.core_properties.title = "Presentation"
+    for _copy in range(2):  # a copied slide: the same boxes in the same colours
+        slide = made.slides.add_slide(made.slide_layouts[6])
+        for row, (label, colour) in enumerate((("Level 1", "CCFFFF"), ("Level 2", "00FFFF"))):
+            box = slide.shapes.add_shape(
+                MSO_SHAPE.ROUNDED_RECTANGLE, Inches(1), Inches(1 + row), Inches(3), Inches(0.8)
+            )
+            box.text_frame.text = label
+            box.fill.solid()
+            box.fill.fore_color.rgb = RGBColor.from_string(colour)
+        pie = CategoryChartData()
+        pie.categories = ["1st Qtr", "2nd Qtr", "3rd Qtr"]
+        pie.add_series("Sales", (8.2, 3.2, 1.4))
+        slide.shapes.add_chart(XL_CHART_TYPE.PIE, Inches(5), Inches(1), Inches(4), Inches(3), pie)
+    slide = made.slides.add_slide(made.slide_layouts[6])
+    points = XyChartData()
+    series = points.add_series("Readings")
+    for x, y in ((1.2, 4.0), (2.6, 8.0), (3.1, 5.5), (4.4, 7.1)):
+        series.add_data_point(x, y)
+    chart = slide.shapes.add_chart(
+        XL_CHART_TYPE.XY_SCATTER_LINES, Inches(1), Inches(1), Inches(6), Inches(4), points
+    ).chart
+    for ser in chart.plots[0].series:
+        ser.format.line.fill.background()  # the line switched off: markers only
+    path = tmp_path / "copies.pptx"
+    made.save(path)
+    document, said = asked(path, tmp_path)
+    assert not of_type(said, "shape-fill")  # the copy on the other slide states each colour
+    assert not [c for c in said if c.category == "Chart" and "Sales" in " ".join(c.answer)]
+    kinds = [c.probe.value for c in of_type(said, "chart-type")]
+    assert kinds and all("lines" not in kind for kind in kinds)
+    assert not [c for c in said if c.question_type in ("chart-value", "chart-extreme")]
+    placed = [c.question for c in of_type(said, "shape-position")]
+    assert not [q for q in placed if "chart" in q and "slide 3" not in q]  # both slides say it
+    (title,) = of_type(said, "metadata-title")  # "Presentation": the kind of file, no title
+    assert guessability.check(document, title).verdict == "fail"

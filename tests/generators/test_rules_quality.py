@@ -212,7 +212,7 @@ def ledger(tmp_path_factory: pytest.TempPathFactory) -> Path:
         sheet.cell(row, 1, item)
         sheet.cell(row, 2, amount)
     sheet["B5"] = "=SUM(B2:B4)"
-    sheet["A8"] = "Amounts are entered monthly and reconciled against the household bank statement."
+    sheet["A8"] = "Amounts are entered monthly and reconciled against the Fjordbank statement."
     sheet["C2"] = "=Rates!B2"
     red = PatternFill("solid", start_color="FFC7CE", end_color="FFC7CE")
     sheet.conditional_formatting.add(
@@ -272,7 +272,7 @@ def test_a_note_on_the_sheet_gives_a_cloze(ledger: Path, tmp_path: Path) -> None
     assert "the note in cell A8" in note.question and "____" in note.question
     blank = re.findall(r"“([^”]*)”", note.question)[-1]
     assert blank.replace("____", note.probe.value) == (
-        "Amounts are entered monthly and reconciled against the household bank statement."
+        "Amounts are entered monthly and reconciled against the Fjordbank statement."
     )
 
 

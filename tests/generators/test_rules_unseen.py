@@ -28,6 +28,7 @@ from extractors import extract_file as extract
 from extractors.ooxml.props import original_properties
 from fidelity.core.document import Artifact, Candidate, Document
 from filters import guessability
+from filters.groundedness import check_document
 from generators import rules
 from generators.draft import candidate
 from generators.rules import generate, giveaway
@@ -732,7 +733,7 @@ def test_a_formula_reaching_another_workbook_by_link_index_is_not_asked(tmp_path
     }
     assert verdicts == {
         ("formula-text", "=[1]Rates!B2*1.2"): "fail",  # not traced into the other workbook
-        ("formula-precedents", "=B1*2"): "pass",
+        ("formula-precedents", "B1"): "pass",
     }
 
 
@@ -912,3 +913,29 @@ def test_a_size_every_heading_shares_is_not_asked(tmp_path: Path) -> None:
     document = extract(path, document, tmp_path / "media" / "headings")
     sizes = [c for c in of_type(generate(document), "font-size") if c.probe.value == "11 pt"]
     assert sizes and all(guessability.check(document, c).verdict == "fail" for c in sizes)
+
+
+def test_a_formula_a_note_describes_is_not_asked_to_be_traced(tmp_path: Path) -> None:
+    book = Workbook()
+    sheet = book.active
+    sheet["A2"], sheet["A3"], sheet["A4"] = 5, 7, "=SUM(A2:A3)"
+    sheet["B4"] = "There is a formula in A4 to sum the values in A2:A3."
+    path = saved(book, tmp_path, "described.xlsx")
+    document = Document(sha256="4" * 64, app="excel", format="xlsx", source=str(path))
+    document = extract(path, document, tmp_path / "media" / "described")
+    traced = [c for c in generate(document) if c.question_type == "formula-precedents"]
+    (outcome,) = check_document(document, traced)
+    assert outcome.candidate.probe.value == "A2:A3" and outcome.status == "rejected"
+    assert "B4" in outcome.reason or "There is a formula" in " ".join(
+        d.answered for d, _ in outcome.decisions
+    )
+
+
+def test_a_comment_naming_its_cells_content_is_not_asked_where_it_sits(tmp_path: Path) -> None:
+    book = Workbook()
+    sheet = book.active
+    sheet["B1"], sheet["B2"] = "Bob", "Dana"
+    sheet["B1"].comment = Comment("Bob's my best friend from school", "Lee")
+    sheet["B2"].comment = Comment("joined the rowing club in March", "Lee")
+    asked = of_type(questions(saved(book, tmp_path, "friends.xlsx"), tmp_path), "comment-cell")
+    assert [c.probe.value.rpartition("!")[2] for c in asked] == ["B2"]
