@@ -16,6 +16,7 @@ from fidelity.core.text import content_tokens, normalize
 from generators.draft import candidate, quote
 from generators.rules.common import (
     CLOZE_SENTENCE,
+    ORDINAL_WORDS,
     Rule,
     chart_questions,
     cloze_spans,
@@ -177,6 +178,64 @@ def slide_text(document: Document, artifact: Artifact) -> list[Candidate]:
         return out
     return _cloze_questions(
         document, artifact, facts.get("plain", ""), f"On slide {slide}", "slide-text-cloze"
+    ) + _bullet(document, artifact)
+
+
+# A bulleted list a reader counts down: three to eight top-level points of a few words each.
+BULLETS_LEAST, BULLETS_MOST, BULLET_WORDS = 3, 8, 20
+
+
+def _bullet(document: Document, artifact: Artifact) -> list[Candidate]:
+    """The n-th top-level bullet point of the one bulleted list on its slide (a point said
+    once in the deck): reading the list in order answers it, nothing else does."""
+    slide = _slide(artifact)
+    points = _top_bullets(artifact)
+    lists = [a for a in document.artifacts if a.kind == "slide-text" and _slide(a) == slide]
+    bulleted = [
+        a for a in lists if sum(1 for p in a.facts.get("paragraphs", []) if p.get("bullet")) > 1
+    ]
+    if not points or len(bulleted) != 1:
+        return []  # two bulleted lists on the slide: "the list" names neither
+    number = 1 + pick(f"{artifact.id}:bullet", len(points))
+    text = points[number - 1]
+    if _occurs(document, text) > 1:
+        return []
+    return [
+        candidate(
+            document,
+            artifact,
+            "slide-bullet",
+            f"On slide {slide}, what does the {ORDINAL_WORDS[number - 1]} top-level bullet "
+            "point of the bulleted list say?",
+            [f"The {ORDINAL_WORDS[number - 1]} bullet point reads “{text}”."],
+            value=text,
+            anchor=[],
+        )
+    ]
+
+
+def _top_bullets(artifact: Artifact) -> list[str]:
+    """The texts of an artifact's top-level bullet points when they make a readable list."""
+    points = [
+        " ".join(str(p.get("text") or "").split())
+        for p in artifact.facts.get("paragraphs", [])
+        if p.get("level") == 0 and p.get("bullet")
+    ]
+    if not BULLETS_LEAST <= len(points) <= BULLETS_MOST:
+        return []
+    if any(not point or len(point.split()) > BULLET_WORDS for point in points):
+        return []
+    return points
+
+
+def _occurs(document: Document, text: str) -> int:
+    """How many text lines of the deck read `text` (case and spacing aside)."""
+    wanted = normalize(text)
+    return sum(
+        normalize(line) == wanted
+        for a in document.artifacts
+        if a.kind in ("slide-text", "shape-text", "note")
+        for line in str(a.facts.get("plain") or a.text).splitlines()
     )
 
 

@@ -423,3 +423,22 @@ def test_copies_samples_media_and_x_y_charts_are_asked_as_a_reader_sees_them(
     assert not [q for q in placed if "chart" in q and "slide 3" not in q]  # both slides say it
     (title,) = of_type(said, "metadata-title")  # "Presentation": the kind of file, no title
     assert guessability.check(document, title).verdict == "fail"
+
+
+def test_the_nth_point_of_a_slides_one_bulleted_list_is_asked(typical) -> None:
+    points = {c.question: c for c in generate(typical) if c.question_type == "slide-bullet"}
+    assert points and all("slide 12" not in q for q in points)  # three lists there: which one?
+    for question, item in points.items():
+        slide = int(question.split("slide ")[1].split(",")[0])
+        body = next(
+            a
+            for a in typical.artifacts
+            if a.kind == "slide-text"
+            and a.facts.get("slide") == slide
+            and a.facts.get("role") == "body"
+        )
+        listed = [p["text"] for p in body.facts["paragraphs"] if p["level"] == 0 and p["bullet"]]
+        ordinal = question.split("the ")[1].split(" ")[0]
+        assert listed.index(item.probe.value) == ["first", "second", "third", "fourth"].index(
+            ordinal
+        )
