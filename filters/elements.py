@@ -8,31 +8,41 @@ so evidence from a different element can be told from a restatement of the same 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from fidelity.core.document import Artifact, Document
 from fidelity.core.text import normalize
 from fidelity.core.views import PLACEHOLDER, View
 
-_SHEET = re.compile(r"^(?:'((?:[^']|'')+)'|([^'!]+))!")
-_SECTION = re.compile(r"(?:^|in )section '([^']+)'")
+
+def slide_of(artifact: Artifact) -> int | None:
+    """The number of the slide an element sits on, or None off a slide."""
+    slide = artifact.facts.get("slide")
+    return slide if isinstance(slide, int) else None
+
+
+def sheet_of(artifact: Artifact) -> str:
+    """The sheet an element sits on (a defined name's scope), or '' off a sheet. A sheet's
+    own artifact sits on no sheet."""
+    where = artifact.where
+    return str(
+        artifact.facts.get("scope")
+        or artifact.facts.get("sheet")
+        or (where.sheet if where.cells else "")
+        or ""
+    )
 
 
 def place(artifact: Artifact) -> str:
     """Where an element sits, in a reader's words: a slide, a sheet or a section heading."""
-    facts = artifact.facts
-    if isinstance(facts.get("slide"), int):
-        return f"On slide {facts['slide']}"
-    sheet = facts.get("scope") or facts.get("sheet")
-    if not sheet and (found := _SHEET.match(artifact.locator)):
-        sheet = (found.group(1) or "").replace("''", "'") or found.group(2)
-    if sheet:
+    if (slide := slide_of(artifact)) is not None:
+        return f"On slide {slide}"
+    if sheet := sheet_of(artifact):
         return f"On sheet '{sheet}'"
-    if found := _SECTION.search(artifact.locator):
-        return f"Under the heading “{found.group(1)}”"
-    if isinstance(facts.get("section"), int):
-        return f"In section {facts['section']}"
+    if heading := artifact.where.section:
+        return f"Under the heading “{heading}”"
+    if isinstance(artifact.facts.get("section"), int):
+        return f"In section {artifact.facts['section']}"
     return ""
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from fidelity.core.document import Artifact, Probe, Verdict
 from fidelity.core.text import STOPWORDS, content_tokens, normalize, tokens
 from fidelity.core.views import View
-from filters.elements import ElementIndex, place
+from filters.elements import ElementIndex, place, sheet_of, slide_of
 
 MATCH = "lexical-leakage"
 ANCHOR_SHARE = 0.6
@@ -40,7 +40,6 @@ CONTEXT_LEAST = 3
 CONTEXT_CONTENT = 2
 # The fewest distinctive words by which a short value is found out of order.
 DISTINCTIVE_LEAST = 2
-SLIDE = "On slide "
 # Elements that annotate one cell: a copy on another sheet annotates another cell.
 ANNOTATION_KINDS = frozenset({"comment", "comment-reply", "note"})
 UNTESTABLE = frozenset({"yes", "no", "true", "false", "none", "n/a"})
@@ -235,9 +234,8 @@ def _named_apart(
     if target.kind not in ANNOTATION_KINDS:
         return False
     cell = str(mine.get("ref") or mine.get("cell") or "")
-    here, there = place(target), place(owner)
-    sheet = normalize(here.removeprefix("On sheet ").strip("'"))
-    return bool(cell and sheet and here != there) and all(
+    sheet = normalize(sheet_of(target))
+    return bool(cell and sheet and place(target) != place(owner)) and all(
         f" {normalize(part)} " in asked for part in (cell, sheet)
     )
 
@@ -246,7 +244,7 @@ def _same_slide_other_kind(owner: Artifact | None, target: Artifact, here: str) 
     """Another kind of text or table on the target's slide (notes and slide, shape and table)."""
     return (
         owner is not None
-        and here.startswith(SLIDE)
+        and slide_of(target) is not None
         and owner.kind != target.kind
         and owner.modality in ("text", "table")
         and place(owner) == here

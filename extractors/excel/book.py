@@ -15,6 +15,7 @@ from extractors.media import MediaWriter
 from extractors.rendering import ChartRenderer
 from fidelity.core.document import Artifact, Document
 from fidelity.core.hashing import IdMaker
+from fidelity.core.locator import Locator
 from fidelity.core.xmlsafe import Package
 
 
@@ -70,7 +71,7 @@ class WorkbookState:
         category: str,
         kind: str,
         modality: str,
-        locator: str,
+        where: Locator,
         text: str,
         facts: dict[str, Any],
         fallback: str = "",
@@ -82,7 +83,7 @@ class WorkbookState:
             category=category,
             kind=kind,
             modality=modality,
-            locator=locator,
+            where=where,
             text=text,
             facts=facts,
             fallback=fallback,

@@ -16,7 +16,7 @@ from extractors.excel.note_artifacts import NoteArtifacts
 from extractors.excel.objects import drawing_objects, persons, pivots, related, tables
 from extractors.excel.region_artifacts import RegionArtifacts
 from extractors.excel.regions import detect
-from extractors.excel.render import CellRenderer, sheet_label
+from extractors.excel.render import CellRenderer
 from extractors.excel.sheet import (
     MAX_ROWS,
     range_ref,
@@ -25,6 +25,7 @@ from extractors.excel.sheet import (
 from extractors.excel.workbook import SheetInfo
 from extractors.ooxml.props import metadata_artifacts, original_properties
 from fidelity.core.document import Artifact
+from fidelity.core.locator import Locator
 from fidelity.core.sizes import size_metadata
 from fidelity.core.xmlsafe import Package, UnsafePackage
 
@@ -115,7 +116,7 @@ class WorkbookBuilder(RegionArtifacts, FormulaArtifacts, DrawingArtifacts, NoteA
             "Sheet",
             "sheet",
             "element",
-            f"{sheet_label(sheet.name)}",
+            Locator(sheet=sheet.name),
             text,
             facts,
         )
@@ -135,7 +136,6 @@ class WorkbookBuilder(RegionArtifacts, FormulaArtifacts, DrawingArtifacts, NoteA
         data = self.data.get(sheet.name)
         if data is None:
             return
-        label = sheet_label(sheet.name)
         formula_marks = self.formula_artifacts(sheet, data)
         renderer = CellRenderer(data.cells, self.workbook.styles.of, formula_marks, data.merged)
         excluded = []
@@ -161,7 +161,7 @@ class WorkbookBuilder(RegionArtifacts, FormulaArtifacts, DrawingArtifacts, NoteA
 
         for region in detect(points, excluded, data.merged, is_text, is_bold):
             position = (region.box[0], region.box[1])
-            placed.append((position, self.region(sheet, label, region, renderer, data)))
+            placed.append((position, self.region(sheet, region, renderer, data)))
         for rid_ in data.drawing_rids:
             rel = self.package.rels(sheet.part).get(rid_)
             if not rel:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from extractors.excel.book import WorkbookState
-from extractors.excel.render import sheet_label
 from extractors.excel.workbook import SheetInfo
 from extractors.ooxml.chart import chart_text, parse_chart
 from extractors.ooxml.namespaces import preset_name
+from fidelity.core.locator import Locator, sheet_label
 from fidelity.core.xmlsafe import UnsafePackage
 
 
@@ -26,7 +26,7 @@ class DrawingArtifacts(WorkbookState):
         label = sheet_label(sheet.name)
         position = item.get("position") or (0, 0)
         where = item["anchor"] + (f":{item['anchor_end']}" if item.get("anchor_end") else "")
-        locator = f"{label}!{item['anchor']}" if item["anchor"] else label
+        located = Locator(sheet=sheet.name, cells=item["anchor"] or None)
         base = {
             "sheet": sheet.name,
             "name": item["name"],
@@ -51,7 +51,7 @@ class DrawingArtifacts(WorkbookState):
                 "Chart",
                 "chart",
                 "visual",
-                locator,
+                located,
                 text,
                 facts,
                 media=media,
@@ -68,7 +68,7 @@ class DrawingArtifacts(WorkbookState):
                 "Image",
                 "image",
                 "visual",
-                locator,
+                located,
                 text,
                 {**base, **info, "part": item.get("part")},
                 media=media,
@@ -91,7 +91,7 @@ class DrawingArtifacts(WorkbookState):
             "Shape",
             "shape",
             "element",
-            locator,
+            located,
             text,
             facts,
         )

@@ -7,11 +7,11 @@ from typing import Any
 
 from extractors.excel.book import WorkbookState
 from extractors.excel.formulas import analyse
-from extractors.excel.render import sheet_label
 from extractors.excel.sheet import (
     SheetData,
 )
 from extractors.excel.workbook import SheetInfo
+from fidelity.core.locator import Locator, sheet_label
 
 MAX_FORMULAS_PER_SHEET = 2000
 CELL_REFERENCE = re.compile(r"\$?[A-Z]{1,3}\$?\d+")
@@ -72,7 +72,7 @@ class FormulaArtifacts(WorkbookState):
                 "Formula",
                 "formula",
                 "element",
-                f"{label}!{ref}",
+                Locator(sheet=sheet.name, cells=ref),
                 " ".join(text.replace("|", "\\|").split()),
                 facts,
                 fallback=" ".join(shown.replace("|", "\\|").split()),
@@ -127,7 +127,7 @@ class FormulaArtifacts(WorkbookState):
                 "Other",
                 "defined-name",
                 "element",
-                name.name,
+                Locator(element=name.name),
                 text,
                 facts,
             )

@@ -7,7 +7,6 @@ from typing import Any
 
 from extractors.excel.book import WorkbookState
 from extractors.excel.objects import comments
-from extractors.excel.render import sheet_label
 from extractors.excel.sheet import (
     Cell,
     SheetData,
@@ -15,6 +14,7 @@ from extractors.excel.sheet import (
 )
 from extractors.excel.workbook import SheetInfo
 from fidelity.core.document import Artifact
+from fidelity.core.locator import Locator, sheet_label
 
 
 def _words(camel: str) -> str:
@@ -43,7 +43,7 @@ class NoteArtifacts(WorkbookState):
                 "Other",
                 "comment",
                 "element",
-                f"{label}!{item['ref']}",
+                Locator(sheet=sheet.name, cells=item["ref"]),
                 text,
                 facts,
             )
@@ -78,7 +78,7 @@ class NoteArtifacts(WorkbookState):
                 "Other",
                 "hyperlink",
                 "element",
-                f"{label}!{link['ref']}",
+                Locator(sheet=sheet.name, cells=link["ref"]),
                 text,
                 facts,
             )
@@ -136,7 +136,7 @@ class NoteArtifacts(WorkbookState):
             "Other",
             "data-validation",
             "element",
-            f"{label}!{sqref.split()[0]}",
+            Locator(sheet=sheet.name, cells=sqref.split()[0]),
             text,
             facts,
         )
@@ -176,7 +176,7 @@ class NoteArtifacts(WorkbookState):
             "Other",
             "conditional-format",
             "element",
-            f"{label}!{str(rule['sqref']).split()[0]}",
+            Locator(sheet=sheet.name, cells=str(rule["sqref"]).split()[0]),
             text,
             facts,
         )

@@ -8,13 +8,14 @@ from typing import Any
 
 from extractors.excel.book import WorkbookState
 from extractors.excel.regions import Region
-from extractors.excel.render import CellRenderer, cell_lines, grid, sheet_label
+from extractors.excel.render import CellRenderer, cell_lines, grid
 from extractors.excel.sheet import (
     MAX_ROWS,
     SheetData,
     range_ref,
 )
 from extractors.excel.workbook import SheetInfo
+from fidelity.core.locator import Locator, sheet_label
 
 MAX_LOOKUPS = 4
 
@@ -29,13 +30,13 @@ class RegionArtifacts(WorkbookState):
     def region(
         self,
         sheet: SheetInfo,
-        label: str,
         region: Region,
         renderer: CellRenderer,
         data: SheetData,
     ) -> str:
         ref = range_ref(region.box)
-        locator = f"{label}!{ref}"
+        where = Locator(sheet=sheet.name, cells=ref)
+        locator = where.text
         if region.kind == "tlr":
             header = region.header_row
             detail = f"header row {header}" if header else "no header row detected"
@@ -52,9 +53,7 @@ class RegionArtifacts(WorkbookState):
                 "rows": region.box[2] - region.box[0] + 1,
                 "columns": region.box[3] - region.box[1] + 1,
             }
-            artifact = self.add(
-                "tlr", (sheet.name, ref), "TLR", "tlr", "table", locator, text, facts
-            )
+            artifact = self.add("tlr", (sheet.name, ref), "TLR", "tlr", "table", where, text, facts)
             return artifact.placeholder or ""
         text = f"Cells in {locator}:\n" + cell_lines(renderer, region.cells)
         pairs = []
@@ -80,7 +79,7 @@ class RegionArtifacts(WorkbookState):
             "pairs": pairs[:10],
         }
         artifact = self.add(
-            "cells", (sheet.name, ref), "Unstructured", "cells", "text", locator, text, facts
+            "cells", (sheet.name, ref), "Unstructured", "cells", "text", where, text, facts
         )
         return artifact.placeholder or ""
 
@@ -196,7 +195,7 @@ class RegionArtifacts(WorkbookState):
             "Table",
             "table",
             "table",
-            f"{label}!{table['ref']}",
+            Locator(sheet=sheet.name, cells=table["ref"]),
             text,
             facts,
         )
@@ -229,7 +228,7 @@ class RegionArtifacts(WorkbookState):
             "PivotTable",
             "pivot",
             "table",
-            f"{label}!{pivot['location']}",
+            Locator(sheet=sheet.name, cells=pivot["location"]),
             text,
             facts,
         )

@@ -20,12 +20,6 @@ Box = tuple[int, int, int, int]
 MARKING_BORDERS = {"medium", "thick", "double", "thin"}
 
 
-def sheet_label(name: str) -> str:
-    """A sheet name as formulas write it: quoted when it holds anything but letters/digits."""
-    plain = name.replace("_", "").replace(".", "").isalnum()
-    return name if plain else "'" + name.replace("'", "''") + "'"
-
-
 def escape(text: str) -> str:
     return " ".join(text.replace("|", "\\|").split())
 

@@ -10,6 +10,7 @@ import olefile
 from lxml import etree
 
 from fidelity.core.document import Artifact, Document
+from fidelity.core.locator import Locator
 from fidelity.core.xmlsafe import Package
 
 CORE_LABELS = {
@@ -74,7 +75,7 @@ def metadata_artifacts(package: Package, category: str = "Metadata") -> list[Art
                 category=category,
                 kind="metadata",
                 modality="element",
-                locator=f"docProps/{source}.xml {key}",
+                where=Locator(part=f"docProps/{source}.xml", key=key),
                 text=f"Document property {prefix}'{label}': {value}",
                 facts={"source": source, "key": key, "label": label, "value": value},
                 group="Document properties",
@@ -154,7 +155,9 @@ def original_properties(document: Document, category: str = "Metadata") -> None:
                     category=category,
                     kind="metadata",
                     modality="element",
-                    locator=f"docProps/{source}.xml {key} (the original's)",
+                    where=Locator(
+                        part=f"docProps/{source}.xml", key=key, element="(the original's)"
+                    ),
                     text=f"Document property '{label}': {value}",
                     facts={
                         "source": source,

@@ -7,6 +7,7 @@ from typing import Any
 from extractors.artifacts import ArtifactMaker
 from fidelity.core.document import Artifact, Modality
 from fidelity.core.hashing import IdMaker
+from fidelity.core.locator import Locator
 
 CATEGORY_OF_KIND = {
     "slide-text": "Slide Text",
@@ -57,7 +58,7 @@ class Builder:
         self,
         kind: str,
         key: tuple[str, ...],
-        locator: str,
+        where: Locator,
         text: str,
         placed: bool = True,
         **fields: Any,
@@ -69,7 +70,7 @@ class Builder:
             category=CATEGORY_OF_KIND[kind],
             kind=kind,
             modality=MODALITY_OF_KIND.get(kind, "element"),
-            locator=locator,
+            where=where,
             text=text,
             **fields,
         )

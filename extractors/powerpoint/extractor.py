@@ -32,6 +32,7 @@ from extractors.powerpoint.text import paragraphs
 from extractors.powerpoint.views import declare_views
 from extractors.rendering import PdfRenderer, pdf_to_pngs
 from fidelity.core.document import Artifact, Document
+from fidelity.core.locator import Locator
 from fidelity.core.sizes import size_metadata
 
 FOOTER_KINDS = {"ftr": "footer", "hdr": "footer", "dt": "date-time", "sldNum": "slide-number"}
@@ -74,7 +75,7 @@ class FooterRegistry:
             artifact = self.builder.add(
                 kind,
                 (slide.slide_id, role),
-                f"slide {slide.number} / {role} placeholder",
+                Locator(slide=slide.number, element=f"{role} placeholder"),
                 f"{name} on slide {slide.number}: “{text}”",
                 facts={"text": text, "role": role, "override": True, "slide": slide.number},
             )
@@ -89,7 +90,7 @@ class FooterRegistry:
             self.deck_level[role] = self.builder.add(
                 kind,
                 ("deck", role),
-                f"slide master / {role} placeholder",
+                Locator(element=f"slide master / {role} placeholder"),
                 text,
                 facts={
                     "text": value if role != "sldNum" else "",
@@ -137,7 +138,7 @@ def _fill(
         slide.number: builder.add(
             "hidden-slide",
             (slide.slide_id,),
-            f"slide {slide.number}",
+            Locator(slide=slide.number),
             f"(hidden slide {slide.number}: not shown during the slide show)",
             facts={"slide": slide.number, "title": output.title},
         )
@@ -155,7 +156,7 @@ def _fill(
         language = builder.add(
             "deck-language",
             ("deck",),
-            "presentation",
+            Locator(element="presentation"),
             f"Main text language of the deck: {lang} ({language_name(lang)}), "
             f"tagged on {share}% of the slide text",
             facts={
@@ -199,7 +200,7 @@ def _sections(deck: Deck, builder: Builder, outputs: list[SlideOutput]) -> dict[
         artifact = builder.add(
             "section",
             (name, str(index)),
-            f"section {index + 1}",
+            Locator(element=f"section {index + 1}"),
             f"# Section “{name}”: slides {listed}",
             placed=bool(numbers),
             group="Sections",
@@ -237,7 +238,7 @@ def _notes(deck: Deck, builder: Builder, outputs: list[SlideOutput]) -> None:
         builder.add(
             "note",
             (slide.slide_id,),
-            f"slide {slide.number} / notes",
+            Locator(slide=slide.number, element="notes"),
             f"Speaker notes of slide {slide.number}: " + "\n".join(lines),
             placed=False,
             group="Speaker notes",
@@ -269,7 +270,7 @@ def _render(
         slide.number: builder.add(
             "slide-render",
             (slide.slide_id,),
-            f"slide {slide.number}",
+            Locator(slide=slide.number),
             f"[Rendered image of slide {slide.number}]",
             media=context.media.relative(png.name),
             facts={"slide": slide.number},

@@ -12,6 +12,7 @@ from extractors.powerpoint.deck import Deck, Slide
 from extractors.powerpoint.shapes import Shape
 from extractors.powerpoint.text import Paragraph, paragraphs
 from fidelity.core.document import Artifact
+from fidelity.core.locator import Locator, ShapeRef
 from fidelity.core.xmlsafe import Package
 
 ROLE_LABELS = {
@@ -62,9 +63,9 @@ class SlideContext:
     def package(self) -> Package:
         return self.deck.package
 
-    def locator(self, shape: Shape | None = None) -> str:
-        where = f"slide {self.slide.number}"
-        return f"{where} / shape {shape.shape_id} {shape.label}" if shape else where
+    def locator(self, shape: Shape | None = None) -> Locator:
+        ref = ShapeRef(id=shape.shape_id, name=shape.name) if shape else None
+        return Locator(slide=self.slide.number, shape=ref)
 
     def add(
         self, kind: str, key: tuple[str, ...], text: str, shape: Shape | None, **fields

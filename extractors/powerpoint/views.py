@@ -68,8 +68,11 @@ def declare_views(document: Document) -> Document:
 def shape_ids(document: Document, slide: int, shape_id: str) -> frozenset[str]:
     """Every artifact of one shape on one slide, the artifacts nested in or restating them
     (the rendered image of the slide, when there is one)."""
-    prefix = f"slide {slide} / shape {shape_id} "
-    found = {a.id for a in document.artifacts if a.locator.startswith(prefix)}
+    found = {
+        a.id
+        for a in document.artifacts
+        if a.where.slide == slide and a.where.shape is not None and a.where.shape.id == shape_id
+    }
     by_id = {a.id: a for a in document.artifacts}
     pending = list(found)
     while pending:

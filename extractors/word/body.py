@@ -30,6 +30,7 @@ from extractors.word.pandoc_ast import (
 from extractors.word.pandoc_run import PandocRun, write_json
 from fidelity.core.document import Artifact, placeholder_for
 from fidelity.core.hashing import IdMaker
+from fidelity.core.locator import Locator
 
 CHUNK_CHARS = 1500
 # Tables are written to HTML in pandoc runs of about this much JSON each: 2.8 MB of
@@ -79,6 +80,8 @@ class _Walker:
         self.links: list[tuple[str, str]] = []
         self.heading = ""
         self.equation_count = 0
+        # The numbers of the tables whose cells are being walked, outermost first.
+        self.enclosing: list[int] = []
 
     # inlines -----------------------------------------------------------------
     def inlines(self, items: list[Node]) -> list[Node]:
@@ -118,7 +121,7 @@ class _Walker:
                 category="Image",
                 kind="image",
                 modality="visual",
-                locator=f"image {os.path.basename(target)} in section '{self.heading}'",
+                where=Locator(element=f"image {os.path.basename(target)}", section=self.heading),
                 text=f"[Image: {described}]",
                 media=media,
                 facts={"alt_text": alt, "title": title, "file": os.path.basename(target)},
@@ -140,7 +143,7 @@ class _Walker:
                 category="Equation",
                 kind="equation",
                 modality="element",
-                locator=f"equation {self.equation_count} in section '{self.heading}'",
+                where=Locator(element=f"equation {self.equation_count}", section=self.heading),
                 text=f"[Equation: {latex}]",
                 facts={"latex": latex, "display": display, "preceding_text": context},
                 placeholder=placeholder_for(artifact_id),
@@ -160,7 +163,7 @@ class _Walker:
         if ref is not None:
             self.notes_placed.add((ref.kind, ref.id))
         self.artifacts.append(
-            _note_artifact(artifact_id, kind, number, text, passage, f"section '{self.heading}'")
+            _note_artifact(artifact_id, kind, number, text, passage, self.heading)
         )
         return {"t": "Str", "c": placeholder_for(artifact_id)}
 
@@ -172,7 +175,7 @@ class _Walker:
                 continue
             artifact_id = f"{'fn' if ref.kind == 'footnote' else 'en'}-{ref.id}"
             artifact = _note_artifact(
-                artifact_id, ref.kind, ref.number, ref.text, ref.passage, "a text box or frame"
+                artifact_id, ref.kind, ref.number, ref.text, ref.passage, None
             )
             artifact.placeholder = None
             out.append(artifact)
@@ -245,7 +248,10 @@ class _Walker:
         artifact_id = f"tbl-{number}"
         slot = len(self.tables)
         self.tables.append((artifact_id, node))
+        path = [*self.enclosing, number]
+        self.enclosing.append(number)
         node = {"t": "Table", "c": self._table_content(node["c"])}
+        self.enclosing.pop()
         self.tables[slot] = (artifact_id, node)
         content = node["c"]
         texts = table_rows(content)
@@ -257,7 +263,7 @@ class _Walker:
                 category="Table",
                 kind="table",
                 modality="table",
-                locator=f"table {number} in section '{self.heading}'",
+                where=Locator(table_path=path, section=self.heading),
                 facts={
                     "rows": rows,
                     "grid": [
@@ -297,14 +303,22 @@ _PLACEHOLDERS = re.compile(r"⟦[^⟦⟧]+⟧")
 
 
 def _note_artifact(
-    artifact_id: str, kind: str, number: int, text: str, passage: str, where: str
+    artifact_id: str, kind: str, number: int, text: str, passage: str, section: str | None
 ) -> Artifact:
+    """A footnote or endnote referenced under the heading `section` (None: from inside a
+    text box or frame)."""
+    words = f"{kind} {number}"
+    where = (
+        Locator(element=f"{words} in a text box or frame")
+        if section is None
+        else Locator(element=words, section=section)
+    )
     return Artifact(
         id=artifact_id,
         category="Footnote",
         kind=kind,
         modality="element",
-        locator=f"{kind} {number} in {where}",
+        where=where,
         text=f"[{kind.capitalize()} {number}: {text}]",
         facts={"number": number, "text": text, "passage": passage, "note_kind": kind},
         placeholder=placeholder_for(artifact_id),
@@ -361,7 +375,7 @@ def convert(
                 category="Text",
                 kind="text",
                 modality="text",
-                locator=f"section '{heading}'" if heading else "document start",
+                where=Locator(section=heading) if heading else Locator(element="document start"),
                 text=text,
                 facts={"heading": heading},
                 placeholder=placeholder_for(chunk_id),

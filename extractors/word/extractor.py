@@ -38,6 +38,7 @@ from extractors.word.views import declare_views
 from fidelity.core.document import Artifact, Document
 from fidelity.core.gc_pause import collector_paused
 from fidelity.core.hashing import IdMaker
+from fidelity.core.locator import Locator
 from fidelity.core.sizes import size_metadata
 from fidelity.core.xmlsafe import Package
 
@@ -130,7 +131,7 @@ def _hyperlinks(links: list[tuple[str, str]], maker: ArtifactMaker) -> list[Arti
                 category="Hyperlink",
                 kind="hyperlink",
                 modality="element",
-                locator=f"link “{text[:60]}”",
+                where=Locator(element="link", quoted=text),
                 text=f"Hyperlink “{text}” → {destination}",
                 facts={"text": text, "target": target, "internal": internal},
                 group="Hyperlinks",
@@ -152,7 +153,7 @@ def _charts(package: Package, index: BodyIndex) -> list[Artifact]:
                 category="Chart",
                 kind="chart",
                 modality="visual",
-                locator=f"chart {number} of the document",
+                where=Locator(element=f"chart {number} of the document"),
                 text=f"[Chart {number}]\n{chart_text(facts)}",
                 facts=facts,
                 group="Charts",

@@ -15,6 +15,7 @@ from extractors.word.index import BodyIndex
 from extractors.word.xml import A, attr, text_of, w, walk
 from fidelity.core.document import Artifact
 from fidelity.core.hashing import IdMaker
+from fidelity.core.locator import Locator
 from fidelity.core.xmlsafe import Package
 
 MAX_SPANS = 25
@@ -295,7 +296,9 @@ def font_artifacts(paragraphs: list[Paragraph], styles: Styles, ids: IdMaker) ->
             category="Font",
             kind="font-body",
             modality="element",
-            locator=f"paragraph style {styles.name(styles.paragraph_default) or 'Normal'}",
+            where=Locator(
+                element=f"paragraph style {styles.name(styles.paragraph_default) or 'Normal'}"
+            ),
             text=f"Body text font (style {styles.name(styles.paragraph_default) or 'Normal'}): "
             f"{body.describe()}",
             facts={
@@ -320,7 +323,7 @@ def font_artifacts(paragraphs: list[Paragraph], styles: Styles, ids: IdMaker) ->
                     category="Font",
                     kind="font-heading",
                     modality="element",
-                    locator=f"heading “{text[:60]}”",
+                    where=Locator(element="heading", quoted=text),
                     text=f"Font of the heading “{text}” (style {style_name}): {fmt.describe()}",
                     facts={"subject": text, "style": style_name, **_facts(fmt)},
                     group="Formatting",
@@ -343,7 +346,7 @@ def font_artifacts(paragraphs: list[Paragraph], styles: Styles, ids: IdMaker) ->
                     category="Font",
                     kind="font-span",
                     modality="element",
-                    locator=f"text “{span[:60]}”",
+                    where=Locator(element="text", quoted=span),
                     text=f"Font of the text “{span}”: {fmt.describe()}",
                     facts={
                         "subject": span,
@@ -403,7 +406,7 @@ def mark_artifacts(paragraphs: list[Paragraph], ids: IdMaker) -> list[Artifact]:
                         category=category,
                         kind=kind,
                         modality="element",
-                        locator=f"text “{span[:60]}”",
+                        where=Locator(element="text", quoted=span),
                         text=text,
                         facts={"subject": span, "value": value, "paragraph": paragraph_text},
                         group="Formatting",
@@ -438,7 +441,7 @@ def layout_artifacts(
                 category="Layout",
                 kind="layout-paragraph",
                 modality="element",
-                locator=f"paragraph “{text[:60]}”",
+                where=Locator(element="paragraph", quoted=text),
                 text=f"Paragraph “{text}” is " + "; ".join(statements.values()),
                 facts={"subject": text, "generated": paragraph.generated, **statements},
                 group="Formatting",
@@ -522,7 +525,7 @@ def _section_layouts(index: BodyIndex) -> list[Artifact]:
                 category="Layout",
                 kind="layout-section",
                 modality="element",
-                locator=f"section {number} of {len(sections)}",
+                where=Locator(element=f"section {number} of {len(sections)}"),
                 text=f"Section {number} page layout: " + "; ".join(statements),
                 facts=facts,
                 group="Formatting",

@@ -27,6 +27,7 @@ from extractors.word.xml import (
 )
 from fidelity.core.document import Artifact
 from fidelity.core.hashing import IdMaker
+from fidelity.core.locator import Locator
 from fidelity.core.xmlsafe import Package
 
 
@@ -124,7 +125,7 @@ def comments(package: Package, index: BodyIndex) -> list[Artifact]:
                 category="Comment",
                 kind="comment-reply" if replied is not None else "comment",
                 modality="element",
-                locator=f"comment {record['id']} on “{record['anchor'][:60]}”",
+                where=Locator(element=f"comment {record['id']} on", quoted=record["anchor"]),
                 text=text,
                 facts=record,
                 group="Comments",
@@ -237,7 +238,7 @@ def headers_footers(
                 category=kind.capitalize(),
                 kind=kind,
                 modality="element",
-                locator=f"{which} {kind} of section {span}",
+                where=Locator(element=f"{which} {kind} of section {span}"),
                 text=f"{which.capitalize()} {kind} (section {span}): {text}",
                 facts={
                     "text": text,
@@ -289,7 +290,7 @@ def _part_contents(
                         category="Textbox",
                         kind="textbox",
                         modality="element",
-                        locator=f"text box in {part}",
+                        where=Locator(element="text box", part=part),
                         text=f"[Text box: {boxed}]",
                         facts={"text": boxed, "name": "", "in": owner, "restated_by": [owner]},
                         group="Text boxes",
@@ -321,7 +322,7 @@ def _part_contents(
                     category="Image",
                     kind="image",
                     modality="visual",
-                    locator=f"picture {name} in {part}",
+                    where=Locator(element=f"picture {name}", part=part),
                     text=f"[Image in {owner}: {name}]",
                     media=media_path,
                     facts={"alt_text": "", "file": name, "in": owner, "restated_by": [owner]},
@@ -344,7 +345,7 @@ def _equation(
             category="Equation",
             kind="equation",
             modality="element",
-            locator=f"equation in {part}",
+            where=Locator(element="equation", part=part),
             text=f"[Equation: {linear}]",
             facts={
                 "latex": linear,
@@ -380,7 +381,7 @@ def textboxes(index: BodyIndex, ids: IdMaker) -> tuple[list[Artifact], dict[str,
                 category="Textbox",
                 kind="textbox",
                 modality="element",
-                locator=f"text box {name}".strip(),
+                where=Locator(element=f"text box {name}".strip()),
                 text=f"[Text box{(' ' + name) if name else ''}: {text}]",
                 facts={"text": text, "name": name, "paragraphs": lines},
                 group="Text boxes",
@@ -428,7 +429,7 @@ def videos(index: BodyIndex, ids: IdMaker) -> list[Artifact]:
                 category="Video",
                 kind="video",
                 modality="element",
-                locator=f"embedded video {title}".strip(),
+                where=Locator(element=f"embedded video {title}".strip()),
                 text=f"Embedded video “{title}”: {url}"
                 + (f" ({description})" if description else ""),
                 facts={"url": url, "title": title, "description": description},

@@ -8,9 +8,10 @@ from __future__ import annotations
 import hashlib
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field, computed_field
 
 from fidelity.core.apps import APPLICATIONS
+from fidelity.core.locator import Locator
 
 
 def _known_app(name: str) -> str:
@@ -42,7 +43,7 @@ class Artifact(BaseModel):
     category: str
     kind: str
     modality: Modality
-    locator: str
+    where: Locator = Field(default_factory=Locator)
     text: str = ""
     html: str | None = None
     media: str | None = None
@@ -60,6 +61,12 @@ class Artifact(BaseModel):
     # A question about it asks a property of the element (a size, a position, a language),
     # not content it states; declared by its extractor.
     about_property: bool = False
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def locator(self) -> str:
+        """Where it sits, as shown to a reader (rendered from `where`, never parsed)."""
+        return self.where.text
 
 
 class Document(BaseModel):

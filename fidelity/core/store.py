@@ -71,7 +71,8 @@ STORE_NAME = "run.sqlite"
 # What the stored documents hold: 2 = each artifact declares the views that leave it out
 # (removed_by, shown_by, answerable_from). Documents of an older run build other views, so
 # its decisions could not be replayed or extended: such a run is refused, not mixed.
-DOCUMENT_FORMAT = 2
+# 3 = each artifact's place is structured (`where`); its locator is rendered from it.
+DOCUMENT_FORMAT = 3
 FORMAT_KEY = "document_format"
 CANDIDATE_ROWS = (
     "SELECT c.body, c.status, c.rejected_by, c.reason FROM candidates c "

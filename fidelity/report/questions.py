@@ -8,7 +8,6 @@ parses in a few seconds. The page's script reads the same field order.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +31,6 @@ FILTERS = ("app", "category", "status", "rejected_by", "check", "verdict", "file
 ARTIFACT_FIELDS = "file id locator kind modality text html media slide caption".split()
 TEXT_LIMIT = 20_000
 ANSWERED_LIMIT = 2_000
-SLIDE_LOCATOR = re.compile(r"^slide (\d+)\b")
 
 
 class Strings:
@@ -82,10 +80,10 @@ def _clip(text: str, limit: int) -> str:
 
 def rendered_slide(out: Path, document: Document, artifact: Artifact) -> str | None:
     """The rendered picture of the slide a PowerPoint artifact sits on, if the run made one."""
-    match = SLIDE_LOCATOR.match(artifact.locator)
-    if not APPLICATIONS[document.app].slide_images or match is None:
+    slide = artifact.where.slide
+    if not APPLICATIONS[document.app].slide_images or slide is None:
         return None
-    relative = f"media/{document.sha256[:16]}/slide-{int(match.group(1)):03d}.png"
+    relative = f"media/{document.sha256[:16]}/slide-{slide:03d}.png"
     return relative if (out / relative).is_file() else None
 
 

@@ -16,7 +16,6 @@ from fidelity.core.store import RunStore
 from fidelity.report.chart_crop import chart_picture
 from filters.chain import GRADE
 
-SLIDE = re.compile(r"\bslide (\d+)\b")
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 NAMED_SCORE = re.compile(r"\b[a-z]+ ([1-5])\b")  # the grader's "clarity 4, precision 5, value 3"
 
@@ -97,10 +96,10 @@ def _image(document: Document, artifact: Artifact) -> tuple[str | None, str | No
     """The artifact's own picture, else (PowerPoint) the rendered slide it sits on."""
     if artifact.media and artifact.modality == "visual":
         return artifact.media, "image"
-    match = SLIDE.search(artifact.locator)
-    if APPLICATIONS[document.app].slide_images and match:
+    slide = artifact.where.slide
+    if APPLICATIONS[document.app].slide_images and slide is not None:
         for other in document.artifacts:
-            if other.kind == "slide-render" and other.facts.get("slide") == int(match.group(1)):
+            if other.kind == "slide-render" and other.facts.get("slide") == slide:
                 return other.media, "slide"
     return (artifact.media, "image") if artifact.media else (None, None)
 

@@ -346,8 +346,8 @@ def _table_number(tables: list[Artifact], artifact: Artifact) -> int:
     """The table's number as its locator and evidence give it (tables counted where they
     start, an outer table before the tables nested in it), not its place in the artifact
     list, where a nested table comes before the table holding it."""
-    found = re.match(r"table (\d+)\b", artifact.locator)
-    return int(found.group(1)) if found else tables.index(artifact) + 1
+    number = artifact.where.table
+    return number if number is not None else tables.index(artifact) + 1
 
 
 def _table_where(document: Document, artifact: Artifact) -> str:
@@ -852,9 +852,8 @@ def _image(document: Document, artifact: Artifact) -> list[Candidate]:
 
 
 def _section_of(artifact: Artifact) -> str:
-    """The heading an in-flow element sits under, from its locator ("… in section 'X'")."""
-    found = re.search(r"in section '(.*)'$", artifact.locator)
-    return found.group(1) if found else ""
+    """The heading an in-flow element sits under ('' for none)."""
+    return artifact.where.section or ""
 
 
 _metadata = grounded_metadata(

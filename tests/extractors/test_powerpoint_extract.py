@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -195,16 +194,16 @@ def test_animations_languages_highlight_links_equation(deck: Document) -> None:
 
 def test_without_shape_drops_the_shape_and_what_it_nests(deck: Document) -> None:
     table = one(deck, "table", slide=3)
-    shape_id = re.search(r"/ shape (\d+) ", table.locator).group(1)
-    view = without_shape(deck, 3, shape_id)
+    assert table.where.shape is not None
+    view = without_shape(deck, 3, table.where.shape.id)
     colors = one(deck, "table-cell-colors", slide=3)
     assert {table.id, colors.id} <= view.exclude
     rendered = view_context(deck, view).text
     assert "Tom Becker" not in rendered and "Plot status" in rendered
     style = one(deck, "shape-style", shape_name="Step apply")
     text = one(deck, "shape-text", shape_name="Step apply")
-    shape_id = re.search(r"/ shape (\d+) ", text.locator).group(1)
-    assert {style.id, text.id} <= without_shape(deck, 5, shape_id).exclude
+    assert text.where.shape is not None
+    assert {style.id, text.id} <= without_shape(deck, 5, text.where.shape.id).exclude
 
 
 def test_metadata_properties(deck: Document) -> None:

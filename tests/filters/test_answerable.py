@@ -12,6 +12,7 @@ from extractors.powerpoint.views import declare
 from fidelity.core.config import Config, GenerationBudget, ModelsConfig
 from fidelity.core.document import Artifact
 from fidelity.core.llm import LLMClient
+from fidelity.core.locator import Locator
 from fidelity.core.store import RunStore
 from fidelity.pipeline import default_stages, filter_candidates
 from filters.answerable import positive_views
@@ -99,7 +100,7 @@ def test_layout_questions_are_asked_of_their_rendered_slide_when_there_is_one(ty
         category="Position/Association/Grouping",
         kind="slide-render",
         modality="visual",
-        locator="slide 8",
+        where=Locator(slide=8),
         text="[Rendered image of slide 8]",
         media="media/slide-8.png",
         facts={"slide": 8},

@@ -16,6 +16,7 @@ from fidelity import funnel
 from fidelity.core.config import Config, FilterSettings, ModelsConfig
 from fidelity.core.document import Artifact, Candidate, Decision, Document, Probe, placeholder_for
 from fidelity.core.llm import LLMClient
+from fidelity.core.locator import Locator
 from fidelity.core.store import RunStore
 from fidelity.pipeline import (
     dedup_decisions,
@@ -72,7 +73,7 @@ def make_document(tmp_path: Path) -> Document:
                 category=category,
                 kind=category.lower(),
                 modality=modality,
-                locator=artifact_id,
+                where=Locator(element=artifact_id),
                 text=text,
                 media={"img-1": "media/gate.png", "chart-1": "media/chart.png"}.get(artifact_id),
                 placeholder=placeholder_for(artifact_id) if artifact_id in IN_FLOW else None,

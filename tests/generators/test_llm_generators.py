@@ -10,6 +10,7 @@ from PIL import Image
 from fidelity.core.config import GenerationBudget, ModelsConfig
 from fidelity.core.document import Artifact, Document, placeholder_for
 from fidelity.core.llm import LLMClient
+from fidelity.core.locator import Locator
 from fidelity.core.prompt import load, parse
 from fidelity.core.store import RunStore
 from generators.llm import LLMGenerators
@@ -38,7 +39,7 @@ def document(tmp_path) -> Document:
             category="Text",
             kind="text",
             modality="text",
-            locator="section 'Overview'",
+            where=Locator(section="Overview"),
             text=CHUNK,
         ),
         Artifact(
@@ -46,7 +47,7 @@ def document(tmp_path) -> Document:
             category="Text",
             kind="text",
             modality="text",
-            locator="section 'Short'",
+            where=Locator(section="Short"),
             text="Too short to ask about.",
         ),
         Artifact(
@@ -54,7 +55,7 @@ def document(tmp_path) -> Document:
             category="Table",
             kind="table",
             modality="table",
-            locator="table 1",
+            where=Locator(table_path=[1]),
             text="Region | Budget\nNorth | 1,200\nSouth | 950",
             html=TABLE_HTML,
         ),
@@ -63,7 +64,7 @@ def document(tmp_path) -> Document:
             category="Table",
             kind="table",
             modality="table",
-            locator="table 2",
+            where=Locator(table_path=[2]),
             text="Other | Table",
             html="<table><tr><td>Other</td></tr></table>",
         ),
@@ -72,7 +73,7 @@ def document(tmp_path) -> Document:
             category="Image",
             kind="image",
             modality="visual",
-            locator="image chart.png",
+            where=Locator(element="image chart.png"),
             text="[Image: rainfall per month]",
             media="media/chart.png",
         ),
@@ -81,7 +82,7 @@ def document(tmp_path) -> Document:
             category="Image",
             kind="image",
             modality="visual",
-            locator="image logo.png",
+            where=Locator(element="image logo.png"),
             text="[Image: company logo]",
             media="media/logo.png",
         ),
@@ -90,7 +91,7 @@ def document(tmp_path) -> Document:
             category="Image",
             kind="image",
             modality="visual",
-            locator="image x.emf",
+            where=Locator(element="image x.emf"),
             text="[Image]",
             media="media/missing.emf",
         ),
@@ -99,7 +100,7 @@ def document(tmp_path) -> Document:
             category="Chart",
             kind="chart",
             modality="visual",
-            locator="chart 1",
+            where=Locator(element="chart 1"),
             text="Bar chart 'Sales': North 40, South 25, East 30",
         ),
     ]
@@ -109,7 +110,7 @@ def document(tmp_path) -> Document:
             category="Font",
             kind="font-span",
             modality="element",
-            locator=f"text “Heading {i}”",
+            where=Locator(element="text", quoted=f"Heading {i}"),
             text=f"Font of the text “Heading {i}”: Verdana, {20 + i} pt, bold",
             facts={"font": "Verdana", "size_pt": 20 + i},
         )
@@ -120,7 +121,7 @@ def document(tmp_path) -> Document:
         category="Comment",
         kind="comment",
         modality="element",
-        locator="comment by Ann",
+        where=Locator(element="comment by Ann"),
         text="Comment by Ann on “Zephyr”: check the date",
         facts={"author": "Ann", "text": "check the date"},
     )

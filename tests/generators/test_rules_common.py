@@ -12,6 +12,7 @@ import pytest
 
 from extractors.ooxml.props import metadata_artifacts
 from fidelity.core.document import Artifact, Document
+from fidelity.core.locator import Locator
 from fidelity.core.xmlsafe import Package
 from generators.rules import common, powerpoint, word
 
@@ -95,7 +96,7 @@ def test_alt_text_rules_agree_on_what_describes_an_image(alt: str, expected: boo
         category="Image",
         kind="image",
         modality="visual",
-        locator="slide 1",
+        where=Locator(slide=1),
         facts={"alt_text": alt, "slide": 1, "shape_name": "Picture 3"},
     )
     for app, (rules, extension) in APPS.items():

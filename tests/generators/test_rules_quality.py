@@ -21,6 +21,7 @@ from extractors import extract_file as extract
 from extractors.excel.sheet import read_sheet
 from extractors.excel.workbook import open_workbook
 from fidelity.core.document import Artifact, Candidate, Document
+from fidelity.core.locator import Locator
 from fidelity.core.xmlsafe import Package
 from fidelity.explain import _candidate
 from generators.rules import common, generate
@@ -52,7 +53,9 @@ def test_a_merged_header_lists_every_value_under_it() -> None:
     merged = [c for c in cells if c.column == "Sales"]
     assert {c.values for c in merged} == {("10", "12"), ("7", "9")}
     document = Document(sha256="1" * 64, app="word", format="docx", source="x")
-    table = Artifact(id="tbl-1", category="Table", kind="table", modality="table", locator="t")
+    table = Artifact(
+        id="tbl-1", category="Table", kind="table", modality="table", where=Locator(element="t")
+    )
     item = common.table_cell_question(document, table, "the table", merged[0])
     assert item.question_type == "table-merged-header"
     assert len(item.answer) == 2 and item.notes
@@ -75,7 +78,11 @@ def test_positional_labels_are_not_labels(label: str) -> None:
 def test_table_comparison_names_the_highest_or_lowest_row_and_its_value() -> None:
     document = Document(sha256="1" * 64, app="powerpoint", format="pptx", source="x")
     table = Artifact(
-        id="ppt-t", category="Tables/Values", kind="table", modality="table", locator="t"
+        id="ppt-t",
+        category="Tables/Values",
+        kind="table",
+        modality="table",
+        where=Locator(element="t"),
     )
     grid = [["Tool", "Cases"], ["Herbie", "28"], ["Rosa", "6"], ["Salsa", "9"], ["Daisy", "31"]]
     (item,) = common.table_extreme(document, table, "the table on slide 2", grid)
@@ -94,7 +101,7 @@ def test_chart_comparison_names_the_extreme_category_and_its_value() -> None:
         category="Chart",
         kind="chart",
         modality="visual",
-        locator="chart 1 of the document",
+        where=Locator(element="chart 1 of the document"),
         facts={
             "series": [
                 {

@@ -27,6 +27,7 @@ from openpyxl.workbook.defined_name import DefinedName
 from extractors import extract_file as extract
 from extractors.ooxml.props import original_properties
 from fidelity.core.document import Artifact, Candidate, Document
+from fidelity.core.locator import Locator
 from filters import guessability
 from filters.groundedness import check_document
 from generators import rules
@@ -209,7 +210,7 @@ def test_a_note_the_body_cites_word_for_word_is_not_asked() -> None:
             category="Text",
             kind="text",
             modality="text",
-            locator="text 1",
+            where=Locator(element="text 1"),
             text=f"All amounts in the tables follow one rule. {note}",
         ),
         Artifact(
@@ -217,7 +218,7 @@ def test_a_note_the_body_cites_word_for_word_is_not_asked() -> None:
             category="Footnote",
             kind="footnote",
             modality="element",
-            locator="footnote 1",
+            where=Locator(element="footnote 1"),
             facts={"note_kind": "footnote", "text": note, "number": 1, "passage": "amounts"},
         ),
     ]
@@ -371,10 +372,10 @@ def test_nested_tables_are_numbered_as_their_locators_number_them(tmp_path: Path
     assert asked
     document = Document(sha256="5" * 64, app="word", format="docx", source="nested.docx")
     extracted = extract(tmp_path / "nested.docx", document, tmp_path / "media" / "n")
-    locators = {a.id: a.locator for a in extracted.artifacts if a.kind == "table"}
+    numbers = {a.id: a.where.table for a in extracted.artifacts if a.kind == "table"}
     for item in asked:
         number = item.question.split()[2]
-        assert locators[item.artifact_id].startswith(f"table {number} ")
+        assert numbers[item.artifact_id] == int(number)
 
 
 # -- one target per question ---------------------------------------------------------------
@@ -406,7 +407,13 @@ def test_a_paragraph_start_shared_by_two_paragraphs_is_no_anchor(tmp_path: Path)
 def test_the_same_question_is_asked_once() -> None:
     document = Document(sha256="7" * 64, app="excel", format="xlsx", source="x.xlsx")
     artifacts = [
-        Artifact(id=name, category="Other", kind="comment", modality="element", locator=name)
+        Artifact(
+            id=name,
+            category="Other",
+            kind="comment",
+            modality="element",
+            where=Locator(element=name),
+        )
         for name in ("a", "b", "c")
     ]
     same = [
@@ -458,7 +465,7 @@ def test_a_converted_files_properties_come_from_the_original(corpus: Path) -> No
             category="Other",
             kind="metadata",
             modality="element",
-            locator=key,
+            where=Locator(element=key),
             facts={"source": "core", "key": key, "label": key, "value": value},
         )
 

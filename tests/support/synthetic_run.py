@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fidelity.core.document import Artifact, Candidate, Decision, Document, Probe
+from fidelity.core.locator import Locator
 from fidelity.core.store import RunStore
 
 HOSTILE = "</script><script>window.pwned=1</script><!--"
@@ -26,7 +27,7 @@ def synthetic_store(path: Path, questions: int, per_file: int = 100) -> RunStore
                     category=("Table", "Comment", "Text")[n % 3],
                     kind="paragraph",
                     modality="table" if n % 3 == 0 else "text",
-                    locator=f"paragraph {n}",
+                    where=Locator(element=f"paragraph {n}"),
                     text=f"Element {n} of {name} says value {first + n}.",
                     html=f"<table><tr><td>{first + n}</td></tr></table>" if n % 3 == 0 else None,
                 )
