@@ -4,6 +4,10 @@ A file's document, candidates and decisions are written in one transaction, so a
 run killed at any point leaves either all of a file's work or none of it; the
 next run skips finished files and redoes the rest. Model calls, contexts and
 run-wide decisions (de-duplication) live here too.
+
+A context text is stored once by its hash, as the digests of its line chunks, each distinct
+chunk once and compressed (context_chunks.py): a file's views share nearly all their lines.
+A store written before (one `contexts` table of whole texts) is converted when opened.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from fidelity.core import context_chunks
 from fidelity.core.document import Candidate, Decision, Document
 from fidelity.core.gc_pause import collector_paused
 from fidelity.core.run_snapshot import CandidateRow, ModelCallRecord, RunSnapshot
@@ -46,9 +51,13 @@ CREATE TABLE IF NOT EXISTS decisions (
     body TEXT NOT NULL,
     PRIMARY KEY (candidate_id, seq)
 );
-CREATE TABLE IF NOT EXISTS contexts (
+CREATE TABLE IF NOT EXISTS context_texts (
     hash TEXT PRIMARY KEY,
-    text TEXT NOT NULL
+    chunks BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS context_chunks (
+    digest BLOB PRIMARY KEY,
+    data BLOB NOT NULL
 );
 CREATE TABLE IF NOT EXISTS model_calls (
     key TEXT PRIMARY KEY,
@@ -67,6 +76,7 @@ CREATE TABLE IF NOT EXISTS meta (
 
 
 STORE_NAME = "run.sqlite"
+OLD_CONTEXTS = "contexts"  # whole context texts, as stores written before chunking hold them
 CANDIDATE_ROWS = (
     "SELECT c.body, c.status, c.rejected_by, c.reason FROM candidates c "
     "JOIN files f ON f.sha256 = c.file_sha WHERE f.status = 'done'"
@@ -90,6 +100,23 @@ class RunStore:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
+        if self._table_exists(OLD_CONTEXTS):
+            self._convert_contexts()
+
+    def _table_exists(self, name: str) -> bool:
+        query = "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?"
+        return self.db.execute(query, (name,)).fetchone() is not None
+
+    def _convert_contexts(self) -> None:
+        """Whole context texts of a store written before chunking: stored again as chunks,
+        the old table dropped and the file compacted (once; a crash before the commit leaves
+        the old table for the next open)."""
+        with self.transaction():
+            rows = self.db.execute(f"SELECT hash, text FROM {OLD_CONTEXTS}")
+            for context_hash, text in rows:
+                self._put_context(context_hash, text)
+            self.db.execute(f"DROP TABLE {OLD_CONTEXTS}")
+        self.db.execute("VACUUM")
 
     def close(self) -> None:
         self.db.close()
@@ -239,9 +266,20 @@ class RunStore:
             (decision.candidate_id, count, decision.model_dump_json()),
         )
         if context_text is not None:
-            self.db.execute(
-                "INSERT OR IGNORE INTO contexts VALUES (?,?)", (decision.context_hash, context_text)
-            )
+            self._put_context(decision.context_hash, context_text)
+
+    def _put_context(self, context_hash: str, text: str) -> None:
+        """A context text under its hash, unless stored; only chunks not stored yet are added."""
+        if self.db.execute("SELECT 1 FROM context_texts WHERE hash=?", (context_hash,)).fetchone():
+            return
+        packed = context_chunks.pack(text)
+        missing = [
+            key
+            for key in packed.chunks
+            if not self.db.execute("SELECT 1 FROM context_chunks WHERE digest=?", (key,)).fetchone()
+        ]
+        self.db.executemany("INSERT INTO context_chunks VALUES (?,?)", packed.compressed(missing))
+        self.db.execute("INSERT INTO context_texts VALUES (?,?)", (context_hash, packed.index))
 
     def forget_decisions(self, candidate_id: str) -> None:
         """Drop a candidate's decisions (before its checks are run again)."""
@@ -274,7 +312,14 @@ class RunStore:
         return {candidate_id: tuple(found) for candidate_id, found in grouped.items()}
 
     def context(self, context_hash: str) -> str | None:
-        row = self.db.execute("SELECT text FROM contexts WHERE hash=?", (context_hash,)).fetchone()
+        """The context text stored under `context_hash` (None: not stored)."""
+        row = self.db.execute(
+            "SELECT chunks FROM context_texts WHERE hash=?", (context_hash,)
+        ).fetchone()
+        return context_chunks.unpack(row[0], self._chunk) if row else None
+
+    def _chunk(self, key: bytes) -> bytes | None:
+        row = self.db.execute("SELECT data FROM context_chunks WHERE digest=?", (key,)).fetchone()
         return row[0] if row else None
 
     # run metadata ---------------------------------------------------------
