@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,12 @@ from pydantic import TypeAdapter
 from fidelity.core import context_chunks
 from fidelity.core.document import Candidate, Decision, Document
 from fidelity.core.gc_pause import collector_paused
-from fidelity.core.run_snapshot import CandidateRow, ModelCallRecord, RunSnapshot
+from fidelity.core.run_snapshot import (
+    CandidateRow,
+    ModelCallRecord,
+    RunSnapshot,
+    output_document,
+)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS files (
@@ -191,6 +196,18 @@ class RunStore:
             "ORDER BY path"
         ).fetchall():
             yield Document.model_validate_json(body)
+
+    def output_documents(self, candidates: Iterable[CandidateRow]) -> Iterator[Document]:
+        """The processed documents as the outputs read them (`output_document`), path order;
+        one stored document is decoded at a time."""
+        asked: dict[str, set[str]] = {}
+        for row in candidates:
+            asked.setdefault(row.candidate.file_sha, set()).add(row.candidate.artifact_id)
+        for sha256, body in self.db.execute(
+            "SELECT sha256, document FROM files WHERE document IS NOT NULL AND status = 'done' "
+            "ORDER BY path"
+        ):
+            yield output_document(json.loads(body), asked.get(sha256, set()))
 
     # candidates and decisions ---------------------------------------------
     def put_candidate(self, candidate: Candidate, seq: int) -> bool:
@@ -402,10 +419,11 @@ class RunStore:
         per table in one read transaction, so a writer committing meanwhile cannot part
         candidates from decisions."""
         with self.read_transaction(), collector_paused():
+            candidates = tuple(self.candidates())
             return RunSnapshot(
-                candidates=tuple(self.candidates()),
+                candidates=candidates,
                 decisions=self.decisions_by_candidate() if decisions else None,
-                documents=tuple(self.documents()),
+                documents=tuple(self.output_documents(candidates)),
                 files=tuple(self.files()),
                 meta=self.all_meta(),
                 model_calls=self.model_call_records(),
