@@ -115,13 +115,17 @@ class RunStore:
     def _convert_contexts(self) -> None:
         """Whole context texts of a store written before chunking: stored again as chunks,
         the old table dropped and the file compacted (once; a crash before the commit leaves
-        the old table for the next open)."""
+        the old table for the next open). Compacting waits for no reader: a store another
+        process reads keeps its free pages, which the run's next writes reuse."""
         with self.transaction():
             rows = self.db.execute(f"SELECT hash, text FROM {OLD_CONTEXTS}")
             for context_hash, text in rows:
                 self._put_context(context_hash, text)
             self.db.execute(f"DROP TABLE {OLD_CONTEXTS}")
-        self.db.execute("VACUUM")
+        try:
+            self.db.execute("VACUUM")
+        except sqlite3.OperationalError:  # another connection is reading: the pages stay free
+            pass
 
     def close(self) -> None:
         self.db.close()
