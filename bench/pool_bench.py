@@ -16,10 +16,11 @@ For N and 4N, each into a fresh output folder, offline, `--workers W`:
   store        run.sqlite bytes per kept question
   resume       a second build with nothing to do, as a share of the build's time
 Memory should not grow with N (4N against N in the same run); a resume should take
-at most 5% of the build. With `--reference CHECKOUT` (e.g. the main checkout) the
-N-file pool is built with that code too and its store compared: bytes per kept
-question of this code against the reference's.
-Run on demand: `python bench/pool_bench.py [--files 40] [--workers 2] [--reference ../main]`.
+at most 5% of the build. With N at least the number of corpus files (65), both pools
+hold every source file, so they differ only in size. With `--reference CHECKOUT` (another
+checkout of the project, e.g. the commit before a change) both pools are built with that
+code too, and the store's bytes per kept question compared with this code's.
+Run on demand: `python bench/pool_bench.py [--files 65] [--workers 2] [--reference CHECKOUT]`.
 """
 
 from __future__ import annotations
@@ -37,9 +38,10 @@ from dataclasses import dataclass, field
 from itertools import zip_longest
 from pathlib import Path
 
+from fidelity.core.apps import APP_NAMES
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "corpus"
-APPS = ("word", "excel", "powerpoint")
 OOXML = {".docx", ".docm", ".xlsx", ".xlsm", ".pptx", ".pptm"}
 CORE = "docProps/core.xml"
 CONFIG = "[ingest]\nnear_duplicate_threshold = 1.01  # keep every copy of the pool\n"
@@ -50,7 +52,8 @@ OFFICE_NAMES = ("soffice", "oosplash", "unoserver", "unoconvert")
 def pool_sources() -> list[Path]:
     """The corpus's OOXML files, one application after another in turn."""
     per_app = [
-        sorted(p for p in (CORPUS / app).iterdir() if p.suffix.lower() in OOXML) for app in APPS
+        sorted(p for p in (CORPUS / app).iterdir() if p.suffix.lower() in OOXML)
+        for app in APP_NAMES
     ]
     return [path for group in zip_longest(*per_app) for path in group if path is not None]
 
@@ -202,14 +205,15 @@ class Row:
     resume_seconds: float
 
 
-def measure(code: Path, files: int, scratch: Path, config: Path, workers: int, resume: bool) -> Row:
+def measure(code: Path, files: int, scratch: Path, config: Path, workers: int) -> Row:
+    """A fresh build of the `files`-file pool with the code of checkout `code`, then a resume."""
     inputs = scratch / f"pool-{files}"
     if not inputs.exists():
         make_pool(files, inputs)
     out = Path(tempfile.mkdtemp(prefix=f"out-{files}-", dir=scratch))
     seconds, peaks = timed_build(code, inputs, out, config, workers)
     store_bytes = (out / "run.sqlite").stat().st_size
-    resume_seconds = timed_build(code, inputs, out, config, workers)[0] if resume else 0.0
+    resume_seconds = timed_build(code, inputs, out, config, workers)[0]
     return Row(
         files=files,
         kept_files=files - lines(out / "skipped.jsonl"),
@@ -225,53 +229,63 @@ def mb(size: int) -> str:
     return f"{size / 1e6:.0f}"
 
 
+def table(rows: list[Row]) -> list[str]:
+    """The figures of N and 4N, and how 4N compares."""
+    lines = [
+        "| files | kept files | questions | seconds | files/s | driver MB | workers MB "
+        "| office MB | store KB/question | resume vs build |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        lines.append(
+            f"| {row.files} | {row.kept_files} | {row.questions} | {row.seconds:.1f} "
+            f"| {row.files / row.seconds:.2f} | {mb(row.peaks.driver)} | {mb(row.peaks.workers)} "
+            f"| {mb(row.peaks.office)} | {per_question(row) / 1e3:.1f} "
+            f"| {row.resume_seconds / row.seconds:.1%} |"
+        )
+    small, large = rows
+    lines.append(
+        f"\n4N against N: driver {large.peaks.driver / small.peaks.driver:.2f}x, "
+        f"workers {large.peaks.workers / max(small.peaks.workers, 1):.2f}x, "
+        f"store bytes per question {per_question(large) / per_question(small):.2f}x"
+    )
+    return lines
+
+
+def per_question(row: Row) -> float:
+    return row.store_bytes / max(row.questions, 1)
+
+
 def main() -> None:
     options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    options.add_argument("--files", type=int, default=40, help="N (4N is built too)")
+    options.add_argument("--files", type=int, default=65, help="N (4N is built too)")
     options.add_argument("--workers", type=int, default=2)
-    options.add_argument("--reference", type=Path, help="a checkout whose store N is compared")
+    options.add_argument("--reference", type=Path, help="a checkout measured the same way")
     args = options.parse_args()
+    codes = {"this code": ROOT}
+    if args.reference:
+        codes[f"reference {args.reference}"] = args.reference.resolve()
+    results: dict[str, list[Row]] = {}
     with tempfile.TemporaryDirectory(prefix="pool-bench-") as folder:
         scratch = Path(folder)
         config = scratch / "fidelity.toml"
         config.write_text(CONFIG)
-        rows = [
-            measure(ROOT, n, scratch, config, args.workers, resume=True)
-            for n in (args.files, 4 * args.files)
-        ]
-        reference = (
-            measure(args.reference.resolve(), args.files, scratch, config, args.workers, False)
-            if args.reference
-            else None
+        for name, code in codes.items():
+            results[name] = [
+                measure(code, n, scratch, config, args.workers)
+                for n in (args.files, 4 * args.files)
+            ]
+    print(f"# Pool scale ({os.cpu_count()} cores, --workers {args.workers}, offline)")
+    for name, rows in results.items():
+        print(f"\n## {name}\n")
+        print("\n".join(table(rows)))
+    if args.reference:
+        ours, theirs = results.values()
+        ratios = ", ".join(
+            f"{row.files} files {per_question(row) / per_question(other):.2f}x"
+            for row, other in zip(ours, theirs, strict=True)
         )
-    print(f"# Pool scale ({os.cpu_count()} cores, --workers {args.workers}, offline)\n")
-    print(
-        "| files | kept files | questions | seconds | files/s | driver MB | workers MB "
-        "| office MB | store KB/question | resume vs build |"
-    )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for row in rows:
-        print(
-            f"| {row.files} | {row.kept_files} | {row.questions} | {row.seconds:.1f} "
-            f"| {row.files / row.seconds:.2f} | {mb(row.peaks.driver)} | {mb(row.peaks.workers)} "
-            f"| {mb(row.peaks.office)} | {row.store_bytes / max(row.questions, 1) / 1e3:.1f} "
-            f"| {row.resume_seconds / row.seconds:.1%} |"
-        )
-    small, large = rows
-    per_question = [row.store_bytes / max(row.questions, 1) for row in rows]
-    print(
-        f"\n4N against N: driver {large.peaks.driver / small.peaks.driver:.2f}x, "
-        f"workers {large.peaks.workers / max(small.peaks.workers, 1):.2f}x, "
-        f"store bytes per question {per_question[1] / per_question[0]:.2f}x"
-    )
-    if reference is not None:
-        ours = small.store_bytes / small.questions
-        theirs = reference.store_bytes / reference.questions
-        print(
-            f"\nReference {args.reference} on the {args.files}-file pool: {reference.questions} "
-            f"questions, {theirs / 1e3:.1f} KB per question; this code {ours / 1e3:.1f} KB: "
-            f"{ours / theirs:.2f}x"
-        )
+        print(f"\nStore bytes per kept question, this code against the reference: {ratios}")
 
 
 if __name__ == "__main__":
