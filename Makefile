@@ -74,5 +74,6 @@ bench: setup
 	$(PYTHON) bench/excel_bench.py
 	$(PYTHON) bench/build_bench.py
 	$(PYTHON) bench/report_bench.py
+	$(PYTHON) bench/pool_bench.py
 	if $(PYTHON) -c 'import ray' 2>/dev/null; then $(PYTHON) bench/ray_bench.py; \
 	else echo "bench/ray_bench.py skipped: pip install -e '.[ray]'"; fi

@@ -24,6 +24,7 @@ from extractors.excel.sheet import (
 )
 from extractors.excel.workbook import SheetInfo
 from extractors.ooxml.props import metadata_artifacts, original_properties
+from extractors.part_guard import PART_ERRORS, read_part
 from fidelity.core.document import Artifact
 from fidelity.core.locator import Locator
 from fidelity.core.sizes import size_metadata
@@ -42,7 +43,7 @@ class WorkbookBuilder(RegionArtifacts, FormulaArtifacts, DrawingArtifacts, NoteA
             if sheet.part and sheet.kind == "worksheet":
                 try:
                     self.data[sheet.name] = read_sheet(self.workbook, sheet.part, display)
-                except (UnsafePackage, ValueError, KeyError, zipfile.BadZipFile) as error:
+                except (UnsafePackage, ValueError, zipfile.BadZipFile, *PART_ERRORS) as error:
                     self.note(f"sheet {sheet.name!r} could not be read: {error}")
         self.tables_of = {
             sheet.part: tables(self.package, sheet.part)
@@ -60,8 +61,14 @@ class WorkbookBuilder(RegionArtifacts, FormulaArtifacts, DrawingArtifacts, NoteA
             self.body.append(self.sheet_artifact(sheet, len(sheets)).placeholder or "")
         for sheet in sheets:
             self.sheet_section(sheet)
-        self.defined_names()
-        properties = metadata_artifacts(self.package, category="Other")
+        grown = (self.document.artifacts, self.body)
+        read_part(self.note, "defined names", self.defined_names, None, grown)
+        properties: list[Artifact] = read_part(
+            self.note,
+            "document properties",
+            lambda: metadata_artifacts(self.package, category="Other"),
+            [],
+        )
         self.document.artifacts.extend(properties)
         original_properties(self.document, category="Other")  # a converted .xls: its dates
         self.document.body = "\n\n".join(self.body)
@@ -170,7 +177,13 @@ class WorkbookBuilder(RegionArtifacts, FormulaArtifacts, DrawingArtifacts, NoteA
             for item in drawing_objects(self.package, drawing):
                 placed.extend(self.drawing_item(sheet, item))
         self.body.extend(p for _, p in sorted(placed, key=lambda x: x[0]))
-        extras = self.sheet_extras(sheet, data)
+        extras: list[str] = read_part(
+            self.note,
+            f"comments, links and rules of sheet {sheet.name!r}",
+            lambda: self.sheet_extras(sheet, data),
+            [],
+            (self.document.artifacts,),
+        )
         if extras:
             self.body.append(f"### Comments, links and rules on '{sheet.name}'")
             self.body.extend(extras)

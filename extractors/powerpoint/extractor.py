@@ -23,6 +23,7 @@ from extractors.base import (
 )
 from extractors.ooxml.namespaces import a, one_line, p
 from extractors.ooxml.props import metadata_artifacts, original_properties
+from extractors.part_guard import read_part
 from extractors.powerpoint.build import Builder
 from extractors.powerpoint.deck import Deck, DeckError, Slide, read_deck
 from extractors.powerpoint.lang import language_name, main_language
@@ -145,9 +146,15 @@ def _fill(
         for slide, output in zip(deck.slides, outputs, strict=True)
         if slide.hidden
     }
-    section_starts = _sections(deck, builder, outputs)
-    _notes(deck, builder, outputs)
-    metadata = metadata_artifacts(deck.package)
+    grown = (builder.artifacts,)
+    note = context.note
+    section_starts: dict[int, Artifact] = read_part(
+        note, "sections", lambda: _sections(deck, builder, outputs), {}, grown
+    )
+    read_part(note, "speaker notes", lambda: _notes(deck, builder, outputs), None, grown)
+    metadata: list[Artifact] = read_part(
+        note, "document properties", lambda: metadata_artifacts(deck.package), []
+    )
     builder.artifacts.extend(metadata)
     deck_lines = [f"# Presentation: {len(deck.slides)} slides"]
     if lang and all_chars:

@@ -8,6 +8,7 @@ from the package XML: comments, notes, headers/footers, text boxes, video, chart
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from extractors.artifacts import ArtifactMaker
@@ -15,6 +16,7 @@ from extractors.base import ApplicationExtractor, ExtractContext, ExtractionErro
 from extractors.media import MediaWriter
 from extractors.ooxml.chart import chart_text, parse_chart
 from extractors.ooxml.props import metadata_artifacts, original_properties, properties
+from extractors.part_guard import read_part
 from extractors.word.body import NoteRef, convert
 from extractors.word.format import (
     Styles,
@@ -58,7 +60,7 @@ class WordExtractor(ApplicationExtractor):
                 read_docx(copy, media.folder) as reading,
             ):
                 # pandoc runs in its own process while the package XML is read here.
-                found = _read_package(package, document_xml, media, ids)
+                found = _read_package(package, document_xml, media, ids, context.note)
                 body = convert(reading.ast(), media, found.notes, found.box_paragraphs, ids)
         links = _hyperlinks(body.links, ArtifactMaker(ids))
         document.body = body.body
@@ -87,25 +89,37 @@ def _document_xml(package: Package) -> bytes:
 
 
 def _read_package(
-    package: Package, document_xml: bytes, media: MediaWriter, ids: IdMaker
+    package: Package,
+    document_xml: bytes,
+    media: MediaWriter,
+    ids: IdMaker,
+    note: Callable[[str], None],
 ) -> PackageParts:
-    """Everything the extractor takes from the package XML. The parsed parts are freed on
-    return, while pandoc still runs (for a large document that took 0.2 s, which would
-    otherwise come after pandoc's renderings)."""
+    """Everything the extractor takes from the package XML; each kind of artifact is read
+    on its own (part_guard: an unexpected structure costs that kind, with a `note`). The
+    parsed parts are freed on return, while pandoc still runs (for a large document that
+    took 0.2 s, which would otherwise come after pandoc's renderings)."""
     index = BodyIndex.parse(package, document_xml)
     styles = Styles.load(package)
     boxes, box_paragraphs = textboxes(index, ids)
     notes = note_refs(package, index)
-    parts: list[Artifact] = []
-    parts += comments(package, index)
-    parts += headers_footers(package, index, media, ids)
-    parts += videos(index, ids)
-    parts += _charts(package, index)
     paragraphs = read_paragraphs(index, styles)
-    parts += font_artifacts(paragraphs, styles, ids)
-    parts += mark_artifacts(paragraphs, ids)
-    parts += layout_artifacts(index, paragraphs, ids, styles)
-    parts += metadata_artifacts(package)
+    readers: dict[str, Callable[[], list[Artifact]]] = {
+        "comments": lambda: comments(package, index),
+        "headers and footers": lambda: headers_footers(package, index, media, ids),
+        "videos": lambda: videos(index, ids),
+        "charts": lambda: _charts(package, index),
+        "fonts": lambda: font_artifacts(paragraphs, styles, ids),
+        "highlights and strikethrough": lambda: mark_artifacts(paragraphs, ids),
+        "layout": lambda: layout_artifacts(index, paragraphs, ids, styles),
+        "document properties": lambda: metadata_artifacts(package),
+    }
+    nothing: list[Artifact] = []
+    parts = [
+        artifact
+        for name, read in readers.items()
+        for artifact in read_part(note, name, read, nothing)
+    ]
     return PackageParts(boxes, box_paragraphs, notes, parts, _declared_pages(package))
 
 

@@ -30,10 +30,27 @@ class ModelCallRecord(NamedTuple):
     usage: dict[str, Any]
 
 
+# The facts of an artifact the outputs read (where a chart sits on its sheet's render).
+OUTPUT_FACTS = ("sheet", "anchor")
+
+
+def output_document(stored: dict[str, Any], asked: set[str]) -> Document:
+    """A stored document (decoded JSON) as the outputs read it: each artifact keeps of its
+    facts only OUTPUT_FACTS, and its text and html only when a candidate asks about it (its
+    id in `asked`); the outputs read no more, and the rest made most of a run's memory."""
+    for artifact in stored.get("artifacts", ()):
+        facts = artifact.get("facts") or {}
+        artifact["facts"] = {key: facts[key] for key in OUTPUT_FACTS if key in facts}
+        if artifact["id"] not in asked:
+            artifact["text"], artifact["html"] = "", None
+    return Document.model_validate(stored)
+
+
 @dataclass(frozen=True)
 class RunSnapshot:
     """Candidates of processed files (in the store's stable order), their decisions (in the
-    order they were added), the processed documents, every file, run metadata and model calls."""
+    order they were added), the processed documents as the outputs read them
+    (`output_document`), every file, run metadata and model calls."""
 
     candidates: tuple[CandidateRow, ...]
     # None when read without decisions (for readers that never look at them, e.g. coverage).

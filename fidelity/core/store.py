@@ -4,23 +4,33 @@ A file's document, candidates and decisions are written in one transaction, so a
 run killed at any point leaves either all of a file's work or none of it; the
 next run skips finished files and redoes the rest. Model calls, contexts and
 run-wide decisions (de-duplication) live here too.
+
+A context text is stored once by its hash, as the digests of its line chunks, each distinct
+chunk once and compressed (context_chunks.py): a file's views share nearly all their lines.
+A store written before (one `contexts` table of whole texts) is converted when opened.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from pydantic import TypeAdapter
 
+from fidelity.core import context_chunks
 from fidelity.core.document import Candidate, Decision, Document
 from fidelity.core.gc_pause import collector_paused
 from fidelity.core.mistake import Mistake
-from fidelity.core.run_snapshot import CandidateRow, ModelCallRecord, RunSnapshot
+from fidelity.core.run_snapshot import (
+    CandidateRow,
+    ModelCallRecord,
+    RunSnapshot,
+    output_document,
+)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS files (
@@ -47,9 +57,13 @@ CREATE TABLE IF NOT EXISTS decisions (
     body TEXT NOT NULL,
     PRIMARY KEY (candidate_id, seq)
 );
-CREATE TABLE IF NOT EXISTS contexts (
+CREATE TABLE IF NOT EXISTS context_texts (
     hash TEXT PRIMARY KEY,
-    text TEXT NOT NULL
+    chunks BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS context_chunks (
+    digest BLOB PRIMARY KEY,
+    data BLOB NOT NULL
 );
 CREATE TABLE IF NOT EXISTS model_calls (
     key TEXT PRIMARY KEY,
@@ -74,6 +88,7 @@ STORE_NAME = "run.sqlite"
 # 3 = each artifact's place is structured (`where`); its locator is rendered from it.
 DOCUMENT_FORMAT = 3
 FORMAT_KEY = "document_format"
+OLD_CONTEXTS = "contexts"  # whole context texts, as stores written before chunking hold them
 CANDIDATE_ROWS = (
     "SELECT c.body, c.status, c.rejected_by, c.reason FROM candidates c "
     "JOIN files f ON f.sha256 = c.file_sha WHERE f.status = 'done'"
@@ -97,6 +112,8 @@ class RunStore:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
+        if self._table_exists(OLD_CONTEXTS):
+            self._convert_contexts()
         self._check_format()
 
     def _check_format(self) -> None:
@@ -113,6 +130,25 @@ class RunStore:
             f"{stored or 1}, this version reads {DOCUMENT_FORMAT}): build into a new output "
             "folder, or delete this one"
         )
+
+    def _table_exists(self, name: str) -> bool:
+        query = "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?"
+        return self.db.execute(query, (name,)).fetchone() is not None
+
+    def _convert_contexts(self) -> None:
+        """Whole context texts of a store written before chunking: stored again as chunks,
+        the old table dropped and the file compacted (once; a crash before the commit leaves
+        the old table for the next open). Compacting waits for no reader: a store another
+        process reads keeps its free pages, which the run's next writes reuse."""
+        with self.transaction():
+            rows = self.db.execute(f"SELECT hash, text FROM {OLD_CONTEXTS}")
+            for context_hash, text in rows:
+                self._put_context(context_hash, text)
+            self.db.execute(f"DROP TABLE {OLD_CONTEXTS}")
+        try:
+            self.db.execute("VACUUM")
+        except sqlite3.OperationalError:  # another connection is reading: the pages stay free
+            pass
 
     def close(self) -> None:
         self.db.close()
@@ -188,6 +224,18 @@ class RunStore:
         ).fetchall():
             yield Document.model_validate_json(body)
 
+    def output_documents(self, candidates: Iterable[CandidateRow]) -> Iterator[Document]:
+        """The processed documents as the outputs read them (`output_document`), path order;
+        one stored document is decoded at a time."""
+        asked: dict[str, set[str]] = {}
+        for row in candidates:
+            asked.setdefault(row.candidate.file_sha, set()).add(row.candidate.artifact_id)
+        for sha256, body in self.db.execute(
+            "SELECT sha256, document FROM files WHERE document IS NOT NULL AND status = 'done' "
+            "ORDER BY path"
+        ):
+            yield output_document(json.loads(body), asked.get(sha256, set()))
+
     # candidates and decisions ---------------------------------------------
     def put_candidate(self, candidate: Candidate, seq: int) -> bool:
         """Insert a candidate; False when it is already stored (nothing is duplicated)."""
@@ -262,9 +310,20 @@ class RunStore:
             (decision.candidate_id, count, decision.model_dump_json()),
         )
         if context_text is not None:
-            self.db.execute(
-                "INSERT OR IGNORE INTO contexts VALUES (?,?)", (decision.context_hash, context_text)
-            )
+            self._put_context(decision.context_hash, context_text)
+
+    def _put_context(self, context_hash: str, text: str) -> None:
+        """A context text under its hash, unless stored; only chunks not stored yet are added."""
+        if self.db.execute("SELECT 1 FROM context_texts WHERE hash=?", (context_hash,)).fetchone():
+            return
+        packed = context_chunks.pack(text)
+        missing = [
+            key
+            for key in packed.chunks
+            if not self.db.execute("SELECT 1 FROM context_chunks WHERE digest=?", (key,)).fetchone()
+        ]
+        self.db.executemany("INSERT INTO context_chunks VALUES (?,?)", packed.compressed(missing))
+        self.db.execute("INSERT INTO context_texts VALUES (?,?)", (context_hash, packed.index))
 
     def forget_decisions(self, candidate_id: str) -> None:
         """Drop a candidate's decisions (before its checks are run again)."""
@@ -297,7 +356,14 @@ class RunStore:
         return {candidate_id: tuple(found) for candidate_id, found in grouped.items()}
 
     def context(self, context_hash: str) -> str | None:
-        row = self.db.execute("SELECT text FROM contexts WHERE hash=?", (context_hash,)).fetchone()
+        """The context text stored under `context_hash` (None: not stored)."""
+        row = self.db.execute(
+            "SELECT chunks FROM context_texts WHERE hash=?", (context_hash,)
+        ).fetchone()
+        return context_chunks.unpack(row[0], self._chunk) if row else None
+
+    def _chunk(self, key: bytes) -> bytes | None:
+        row = self.db.execute("SELECT data FROM context_chunks WHERE digest=?", (key,)).fetchone()
         return row[0] if row else None
 
     # run metadata ---------------------------------------------------------
@@ -380,10 +446,11 @@ class RunStore:
         per table in one read transaction, so a writer committing meanwhile cannot part
         candidates from decisions."""
         with self.read_transaction(), collector_paused():
+            candidates = tuple(self.candidates())
             return RunSnapshot(
-                candidates=tuple(self.candidates()),
+                candidates=candidates,
                 decisions=self.decisions_by_candidate() if decisions else None,
-                documents=tuple(self.documents()),
+                documents=tuple(self.output_documents(candidates)),
                 files=tuple(self.files()),
                 meta=self.all_meta(),
                 model_calls=self.model_call_records(),

@@ -4,6 +4,7 @@ each candidate's decisions in the order they were added, only processed files' w
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -116,3 +117,31 @@ def test_snapshot_of_reads_a_store_with_the_collector_paused_and_passes_a_snapsh
         assert not gc.isenabled()
     assert gc.isenabled()
     store.close()
+
+
+def test_a_snapshots_documents_keep_what_the_outputs_read(
+    corpus: Path, extracted: Callable[[Path], Document], tmp_path: Path
+) -> None:
+    """A workbook with sheet charts: every artifact keeps its id, category, kind, locator and
+    media, and of its facts the sheet and anchor; text and html stay on the asked artifact."""
+    book = extracted(corpus / "excel" / "stress002.xlsx")
+    asked = next(a for a in book.artifacts if a.text and a.facts)
+    store = RunStore(tmp_path / "run.sqlite")
+    store.put_file(book.sha256, "in/book.xlsx", "done", document=book)
+    store.put_candidate(
+        candidate(0, book.sha256, "in/book.xlsx").model_copy(update={"artifact_id": asked.id}), 0
+    )
+    (lean,) = store.snapshot().documents
+    store.close()
+    assert len(lean.artifacts) == len(book.artifacts)
+    charts = 0
+    for whole, kept in zip(book.artifacts, lean.artifacts, strict=True):
+        same = ("id", "category", "kind", "modality", "locator", "media")
+        assert [getattr(kept, f) for f in same] == [getattr(whole, f) for f in same]
+        assert kept.facts == {k: v for k, v in whole.facts.items() if k in ("sheet", "anchor")}
+        charts += "anchor" in kept.facts
+        if whole.id == asked.id:
+            assert (kept.text, kept.html) == (whole.text, whole.html)
+        else:
+            assert (kept.text, kept.html) == ("", None)
+    assert charts

@@ -126,3 +126,22 @@ def test_no_libreoffice_outlives_a_launcher_killed_by_sigkill(tmp_path: Path) ->
         assert wait_until_gone(pgid, str(root), timeout=10.0) == []
     finally:
         pool.close()
+
+
+def test_a_worn_server_is_started_afresh_and_the_old_one_ends(tmp_path: Path) -> None:
+    """LibreOffice keeps memory from each conversion: after `recycle_after` conversions its
+    server is replaced before the next one, and the old LibreOffice is gone."""
+    pool = Converter(root=tmp_path / "profiles", start_timeout=120, recycle_after=2)
+    try:
+        pool.start()
+        (first,) = pool.pids
+        assert pool.convert(b"{\\rtf1 one}", to="pdf").startswith(b"%PDF")
+        assert pool.pids == [first] and pool.recycled == 0
+        assert pool.convert(b"{\\rtf1 two}", to="pdf").startswith(b"%PDF")
+        (second,) = pool.pids
+        assert second != first and pool.recycled == 1 and pool.restarts == 0
+        assert not _live_members(first), "the worn LibreOffice has ended"
+        assert pool.convert(b"{\\rtf1 three}", to="pdf").startswith(b"%PDF")
+        assert pool.conversions == 3
+    finally:
+        pool.close()
