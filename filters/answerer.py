@@ -11,11 +11,14 @@ lexical verdict it already has.
 `check_all` asks many re-asks at once: those over one context share a request with numbered
 questions (filters.batching); a request of one question is the single re-ask of `check`.
 Each decision records the request its answer came from; a failed request, or a reply
-without a question's number, leaves each of its questions `skipped`.
+without a question's number, leaves each of its questions `skipped`. A replay, whose
+questions may meet in other requests than they were asked in, answers each from the
+request its stored decision names (`Recorded`, `answer_in`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel
@@ -23,6 +26,7 @@ from pydantic import BaseModel
 from fidelity.core.config import FilterSettings
 from fidelity.core.document import Candidate, Decision
 from fidelity.core.llm import ModelClient
+from fidelity.core.llm.structured import parse
 from fidelity.core.prompt import load
 from fidelity.core.views import ViewContext
 from filters.batching import Ask, batches
@@ -49,18 +53,63 @@ class ReAnswers(BaseModel):
     answers: list[NumberedAnswer]
 
 
+# A recorded request's id, and the answer it gave one question (None with the request's error).
+Answered = tuple[str, ReAnswer | None, str]
+Recorded = Callable[[Ask], Answered | None]
+
+
+def one_line(question: str) -> str:
+    return " ".join(question.split())
+
+
 def numbered(asks: list[Ask]) -> str:
     """The questions of one request, numbered from 1, each on one line."""
-    return "\n".join(
-        f"{i}. {' '.join(ask.candidate.question.split())}" for i, ask in enumerate(asks, 1)
-    )
+    return "\n".join(f"{i}. {one_line(ask.candidate.question)}" for i, ask in enumerate(asks, 1))
+
+
+def answer_in(record: dict[str, Any], question: str) -> Answered | None:
+    """The answer a recorded request of numbered questions gave `question` (None when the
+    record is no such request or did not ask it)."""
+    if (record["request"].get("schema") or {}).get("name") != ReAnswers.__name__:
+        return None
+    asked: list[str] = []
+    for message in record["request"]["messages"]:
+        content = message.get("content")
+        parts = [content] if isinstance(content, str) else [p.get("text", "") for p in content]
+        for text in parts:
+            if message.get("role") == "user" and "\nQuestions:\n" in f"\n{text}":
+                asked = text.rsplit("Questions:\n", 1)[1].split("\n")
+                break
+        if asked:
+            break
+    wanted = [i for i, line in enumerate(asked, 1) if line == f"{i}. {one_line(question)}"]
+    if not wanted:
+        return None
+    if not record["response"] or record["error"]:
+        return record["key"], None, record["error"] or "no recorded reply"
+    try:
+        reply = parse(record["response"].get("content") or "", ReAnswers)
+    except ValueError as problem:
+        return record["key"], None, f"invalid reply: {problem}"
+    assert isinstance(reply, ReAnswers)
+    for answer in reply.answers:
+        if answer.number == wanted[0]:
+            return record["key"], ReAnswer(answer=answer.answer, answerable=answer.answerable), ""
+    return record["key"], None, f"the reply has no answer {wanted[0]}"
 
 
 class LLMAnswerer:
     """`Answerer` for filters.groundedness: the answerer model plus the matcher."""
 
-    def __init__(self, client: ModelClient, matcher: Matcher, settings: FilterSettings) -> None:
+    def __init__(
+        self,
+        client: ModelClient,
+        matcher: Matcher,
+        settings: FilterSettings,
+        recorded: Recorded | None = None,
+    ) -> None:
         self.client = client
+        self.recorded = recorded
         self.matcher = matcher
         self.max_chars = settings.max_context_chars
         self.per_request = max(1, settings.batch_questions)
@@ -102,6 +151,8 @@ class LLMAnswerer:
         return [decided[i] for i in range(len(asks))]
 
     def _ask_together(self, asks: list[Ask]) -> list[Decision]:
+        if self.recorded is not None:
+            return [self._replayed(ask) for ask in asks]
         if len(asks) == 1:
             ask = asks[0]
             return [self.check(ask.candidate, ask.view, ask.check)]
@@ -131,6 +182,18 @@ class LLMAnswerer:
             one = ReAnswer(answer=found.answer, answerable=found.answerable)
             decisions.append(self._decide(ask, reply.record_id, one))
         return decisions
+
+    def _replayed(self, ask: Ask) -> Decision:
+        """A replay's decision: from the recorded request of numbered questions its stored
+        decision names, else from the single re-ask's record."""
+        assert self.recorded is not None  # a replay's answerer
+        found = self.recorded(ask)
+        if found is None:
+            return self.check(ask.candidate, ask.view, ask.check)
+        record_id, answer, error = found
+        if answer is None:
+            return self._unanswered(ask, record_id, error)
+        return self._decide(ask, record_id, answer)
 
     def _images(self, view: ViewContext) -> list[str]:
         return [path for path in view.images if self.client.images.sendable(path)]
