@@ -18,6 +18,8 @@ from fidelity.core.document import Candidate, Decision
 from fidelity.core.llm import LLMClient
 from fidelity.core.store import RunStore
 from fidelity.pipeline import Stages, dedup_decisions, dedup_scope, filter_candidates, model_filters
+from filters.answerer import Answered, answer_in
+from filters.batching import Ask
 from filters.chain import DEDUP
 
 COMPARED = ("check", "view", "context_hash", "answered", "match", "verdict", "model_call")
@@ -45,6 +47,23 @@ class Replay:
         return sum(len(decisions) for decisions in self.decisions.values())
 
 
+class RecordedAnswers:
+    """A replayed re-ask's answer from the request of numbered questions its stored decision
+    (the same check on the same context) names: questions replayed together need not meet in
+    the requests they were asked in (a regen or a rerun asks some of a file's questions)."""
+
+    def __init__(self, store: RunStore) -> None:
+        self.store = store
+
+    def __call__(self, ask: Ask) -> Answered | None:
+        for decision in self.store.decisions(ask.candidate.id):
+            if decision.check != ask.check or decision.context_hash != ask.view.hash:
+                continue
+            record = self.store.model_call((decision.model_call or "").split(",")[0])
+            return answer_in(record, ask.candidate.question) if record else None
+        return None
+
+
 def replay_stages(store: RunStore, out: Path) -> Stages:
     """The build's filters, rebuilt from the store's meta; model calls from records only."""
     if store.meta("mode", "offline") != "model":
@@ -54,7 +73,7 @@ def replay_stages(store: RunStore, out: Path) -> Stages:
         filters=FilterSettings.from_toml(store.meta("filters", {})),
     )
     client = LLMClient(config.models, store, out, replay_only=True, notify=lambda _: None)
-    answerer, grader = model_filters(config, client)
+    answerer, grader = model_filters(config, client, RecordedAnswers(store))
     return Stages(answerer=answerer, grader=grader, mode="model")
 
 

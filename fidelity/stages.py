@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from fidelity.core.config import Config
 from fidelity.core.document import Candidate, Document
 from fidelity.core.llm import ModelClient
-from filters.answerer import LLMAnswerer
+from filters.answerer import LLMAnswerer, Recorded
 from filters.grading import Grader
 from filters.groundedness import Answerer, Mapper, Outcome, check_document
 from filters.matching import Matcher
@@ -30,9 +30,13 @@ class Stages:
     mode: str = "offline"
 
 
-def model_filters(config: Config, client: ModelClient) -> tuple[LLMAnswerer, Grader | None]:
-    """The model-mode answerer (with its matcher) and grader; a replay builds the same."""
-    answerer = LLMAnswerer(client, Matcher(client, config.filters.judges), config.filters)
+def model_filters(
+    config: Config, client: ModelClient, recorded: Recorded | None = None
+) -> tuple[LLMAnswerer, Grader | None]:
+    """The model-mode answerer (with its matcher) and grader; a replay builds the same, with
+    the recorded answers of questions asked together."""
+    matcher = Matcher(client, config.filters.judges)
+    answerer = LLMAnswerer(client, matcher, config.filters, recorded)
     return answerer, Grader(client, config.filters) if config.filters.grading else None
 
 

@@ -20,24 +20,31 @@ from fidelity.core.document import Artifact, Candidate, Decision, Document
 from fidelity.core.views import View, ViewContext, no_context, view_context
 from filters import answerable, guessability, leakage
 from filters.ablation import ablation_views, target_ids
+from filters.batching import Ask
 from filters.chain import ABLATION, ANSWERABLE, GUESSABLE, NO_CONTEXT, Stage
 from filters.elements import ElementIndex
 
 T = TypeVar("T")
 R = TypeVar("R")
-Mapper = Callable[[Callable[[T], R], Iterable[T]], list[R]]
+
+
+class Mapper(Protocol):
+    """A map over items that may spread the calls over threads (results in input order)."""
+
+    def __call__(self, fn: Callable[[T], R], items: Iterable[T], /) -> list[R]: ...
 
 
 class Answerer(Protocol):
-    """Model-based re-ask: does `view` let a model answer `candidate` correctly?
+    """Model-based re-ask: does a view let a model answer a candidate correctly?
 
     `shown(view)` is the context the model will really get (e.g. cut to a size limit);
-    `check` returns `skipped` when the model gave no usable answer.
+    `check_all` decides each ask (questions over one context may share a request, spread
+    over `mapper`), `skipped` where the model gave no usable answer.
     """
 
     def shown(self, view: ViewContext) -> ViewContext: ...
 
-    def check(self, candidate: Candidate, view: ViewContext, check: str) -> Decision: ...
+    def check_all(self, asks: list[Ask], mapper: Mapper | None = None) -> list[Decision]: ...
 
 
 @dataclass
@@ -94,18 +101,6 @@ def _in_order(fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
     return [fn(item) for item in items]
 
 
-def check_document(
-    document: Document,
-    candidates: list[Candidate],
-    answerer: Answerer | None = None,
-    mapper: Mapper | None = None,
-) -> list[Outcome]:
-    """Each candidate's outcome, in order; `mapper` may spread candidates over threads."""
-    views = ViewCache(document)
-    run = mapper or _in_order
-    return run(lambda candidate: _check(document, candidate, views, answerer), candidates)
-
-
 @dataclass
 class Job:
     """One candidate on its way through the per-file checks."""
@@ -121,15 +116,29 @@ class Job:
         return self.document.artifact(self.candidate.artifact_id)
 
 
+@dataclass
+class Step:
+    """One decision of a check, with the context it was made on: made at once (`ask` None), or
+    from the answerer's decision on `ask`."""
+
+    decide: Callable[[Decision | None], tuple[Decision, str]]
+    ask: Ask | None = None
+
+
+def made(decision: Decision, context: str) -> Step:
+    """A step decided without the model."""
+    return Step(lambda _: (decision, context))
+
+
 class Check(Protocol):
-    """A per-file check: its stage of the chain, whether it runs on a job, and its Decisions
-    (each with the context it was made on), in order."""
+    """A per-file check: its stage of the chain, whether it runs on a job, and its decisions'
+    steps, in order (a step is taken before the next one is asked for)."""
 
     stage: Stage
 
     def applies(self, job: Job) -> bool: ...
 
-    def run(self, job: Job) -> Iterator[tuple[Decision, str]]: ...
+    def run(self, job: Job) -> Iterator[Step]: ...
 
 
 class Guessable:
@@ -140,8 +149,8 @@ class Guessable:
     def applies(self, job: Job) -> bool:
         return True
 
-    def run(self, job: Job) -> Iterator[tuple[Decision, str]]:
-        yield guessability.check(job.document, job.candidate), ""
+    def run(self, job: Job) -> Iterator[Step]:
+        yield made(guessability.check(job.document, job.candidate), "")
 
 
 class NoContext:
@@ -152,27 +161,29 @@ class NoContext:
     def applies(self, job: Job) -> bool:
         return True
 
-    def run(self, job: Job) -> Iterator[tuple[Decision, str]]:
+    def run(self, job: Job) -> Iterator[Step]:
         empty = no_context()
         if job.answerer is None:
-            yield (
-                Decision(
-                    candidate_id=job.candidate.id,
-                    check=self.stage.check_name(),
-                    view=empty.name,
-                    context_hash=empty.hash,
-                    answered="",
-                    match="none",
-                    verdict="skipped",
-                    reason="offline mode: testing memorisation needs a model",
-                ),
-                empty.text,
+            decision = Decision(
+                candidate_id=job.candidate.id,
+                check=self.stage.check_name(),
+                view=empty.name,
+                context_hash=empty.hash,
+                answered="",
+                match="none",
+                verdict="skipped",
+                reason="offline mode: testing memorisation needs a model",
             )
+            yield made(decision, empty.text)
             return
-        decision = job.answerer.check(job.candidate, empty, self.stage.check_name())
-        if decision.verdict == "skipped":
-            job.outcome.miss(decision.check, decision.reason)
-        yield decision, empty.text
+
+        def decide(asked: Decision | None) -> tuple[Decision, str]:
+            assert asked is not None  # the step asks
+            if asked.verdict == "skipped":
+                job.outcome.miss(asked.check, asked.reason)
+            return asked, empty.text
+
+        yield Step(decide, Ask(job.candidate, empty, self.stage.check_name()))
 
 
 class Ablation:
@@ -184,7 +195,7 @@ class Ablation:
     def applies(self, job: Job) -> bool:
         return True
 
-    def run(self, job: Job) -> Iterator[tuple[Decision, str]]:
+    def run(self, job: Job) -> Iterator[Step]:
         document, candidate, views, answerer = job.document, job.candidate, job.views, job.answerer
         artifact = job.artifact
         related = target_ids(document, artifact)
@@ -211,20 +222,28 @@ class Ablation:
                 verdict=result.verdict,
                 reason=result.reason,
             )
-            context = rendered.text
-            if answerer is not None and result.verdict != "fail":
-                shown = answerer.shown(rendered)
-                asked = answerer.check(candidate, shown, check)
-                if asked.verdict != "skipped":  # the model decides; the lexical finding stays
-                    reason = f"{asked.reason}; lexical test: {decision.reason}"
-                    decision, context = asked.model_copy(update={"reason": reason}), shown.text
-                else:  # no usable model answer: the lexical verdict stands, with the reason
-                    job.outcome.miss(check, asked.reason)
-                    reason = f"{decision.reason}; {asked.reason}"
-                    decision = decision.model_copy(
-                        update={"reason": reason, "model_call": asked.model_call}
-                    )
-            yield decision, context
+            if answerer is None or result.verdict == "fail":
+                yield made(decision, rendered.text)
+                continue
+            shown = answerer.shown(rendered)
+            yield Step(self._settler(job, decision, shown), Ask(candidate, shown, check))
+
+    @staticmethod
+    def _settler(
+        job: Job, lexical: Decision, shown: ViewContext
+    ) -> Callable[[Decision | None], tuple[Decision, str]]:
+        """The model decides; without a usable answer the lexical verdict stands, with why."""
+
+        def settle(asked: Decision | None) -> tuple[Decision, str]:
+            assert asked is not None  # the step asks
+            if asked.verdict != "skipped":  # the lexical finding stays in the reason
+                reason = f"{asked.reason}; lexical test: {lexical.reason}"
+                return asked.model_copy(update={"reason": reason}), shown.text
+            job.outcome.miss(lexical.check, asked.reason)
+            update = {"reason": f"{lexical.reason}; {asked.reason}", "model_call": asked.model_call}
+            return lexical.model_copy(update=update), shown.text
+
+        return settle
 
 
 class Answerable:
@@ -235,30 +254,91 @@ class Answerable:
     def applies(self, job: Job) -> bool:
         return job.answerer is not None
 
-    def run(self, job: Job) -> Iterator[tuple[Decision, str]]:
+    def run(self, job: Job) -> Iterator[Step]:
         assert job.answerer is not None  # applies() holds
         for view in answerable.positive_views(job.document, job.artifact):
             shown = job.answerer.shown(job.views.get(view)[0])
-            asked = job.answerer.check(job.candidate, shown, self.stage.check_name(view.name))
+            check = self.stage.check_name(view.name)
+            yield Step(self._settler(job, shown), Ask(job.candidate, shown, check))
+
+    @staticmethod
+    def _settler(job: Job, shown: ViewContext) -> Callable[[Decision | None], tuple[Decision, str]]:
+        def settle(asked: Decision | None) -> tuple[Decision, str]:
+            assert asked is not None  # the step asks
             if asked.verdict == "skipped":
                 job.outcome.miss(asked.check, asked.reason)
-            yield answerable.positive(asked), shown.text
+            return answerable.positive(asked), shown.text
+
+        return settle
 
 
 FILE_CHECKS: tuple[Check, ...] = (Guessable(), NoContext(), Ablation(), Answerable())
 
 
-def _check(
-    document: Document, candidate: Candidate, views: ViewCache, answerer: Answerer | None
-) -> Outcome:
-    job = Job(document, candidate, views, answerer, Outcome(candidate))
-    for check in FILE_CHECKS:
-        if not check.applies(job):
-            continue
-        for decision, context in check.run(job):
-            if not _record(job.outcome, decision, context):
-                return job.outcome
-    return job.outcome
+@dataclass
+class Waiting:
+    """A job stopped at a step that asks the model: its place in the file's list, the check
+    the step belongs to (by its place in FILE_CHECKS) and its remaining steps."""
+
+    place: int
+    job: Job
+    check: int
+    step: Step
+    steps: Iterator[tuple[int, Step]]
+
+
+def _steps(job: Job) -> Iterator[tuple[int, Step]]:
+    for index, check in enumerate(FILE_CHECKS):
+        if check.applies(job):
+            for step in check.run(job):
+                yield index, step
+
+
+def _advance(place: int, job: Job, steps: Iterator[tuple[int, Step]]) -> Waiting | None:
+    """Take the job's steps that need no model; None once it is rejected or done."""
+    for index, step in steps:
+        if step.ask is not None:
+            return Waiting(place, job, index, step, steps)
+        if not _record(job.outcome, *step.decide(None)):
+            return None
+    return None
+
+
+def check_document(
+    document: Document,
+    candidates: list[Candidate],
+    answerer: Answerer | None = None,
+    mapper: Mapper | None = None,
+) -> list[Outcome]:
+    """Each candidate's outcome, in order; `mapper` may spread work over threads.
+
+    Every candidate goes through its checks as on its own (the same steps in the same order,
+    stopping at the first failure), but the model is asked in rounds: each round asks the
+    pending questions of the earliest check together (filters.batching groups them by
+    context), and each candidate then goes on to its next question.
+    """
+    views = ViewCache(document)
+    jobs = [
+        Job(document, candidate, views, answerer, Outcome(candidate)) for candidate in candidates
+    ]
+    run = mapper or _in_order
+    started = run(
+        lambda place_job: _advance(*place_job, _steps(place_job[1])), list(enumerate(jobs))
+    )
+    pending = [waiting for waiting in started if waiting is not None]
+    while pending:
+        assert answerer is not None  # only model checks ask
+        first = min(waiting.check for waiting in pending)
+        now = [waiting for waiting in pending if waiting.check == first]
+        pending = [waiting for waiting in pending if waiting.check != first]
+        asks = [waiting.step.ask for waiting in now if waiting.step.ask is not None]
+        for waiting, asked in zip(now, answerer.check_all(asks, mapper), strict=True):
+            if _record(waiting.job.outcome, *waiting.step.decide(asked)):
+                following = _advance(waiting.place, waiting.job, waiting.steps)
+                if following is not None:
+                    pending.append(following)
+        pending.sort(key=lambda waiting: waiting.place)
+    return [job.outcome for job in jobs]
 
 
 def _record(outcome: Outcome, decision: Decision, context: str) -> bool:

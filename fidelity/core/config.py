@@ -172,6 +172,7 @@ class FilterSettings:
 
     `judges` is a panel of up to three judge models voting by majority ([] = the judge
     role's model); a candidate is dropped by grading when any score is under its minimum.
+    `batch_questions` re-asks over one context share a request (1 asks each on its own).
     """
 
     __pydantic_config__ = FORBID
@@ -182,6 +183,7 @@ class FilterSettings:
     min_precision: int = 3
     min_value: int = 2
     max_context_chars: int = 200_000
+    batch_questions: int = 20
 
     @classmethod
     def from_toml(cls, data: dict[str, Any], source: str = "the stored settings") -> FilterSettings:

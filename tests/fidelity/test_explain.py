@@ -13,6 +13,7 @@ import pytest
 from fidelity.cli import main as cli
 from fidelity.core.config import Config
 from fidelity.pipeline import build
+from tests.support.numbered import each_alone
 from tests.support.openai_stub import StubServer, error, json_reply, schema_name, text_of
 from tests.support.page_counts import DECLARED_PAGES, DECLARED_PAGES_TOML
 
@@ -130,7 +131,7 @@ def test_model_run_replays_from_records_only(corpus, tmp_path, monkeypatch, caps
     )
     out = tmp_path / "out"
     monkeypatch.setenv("OPENAI_API_KEY", "sk-explain-test")
-    with StubServer(generic_filter_model) as stub:
+    with StubServer(each_alone(generic_filter_model)) as stub:
         monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)
         assert cli(["--config", str(settings), "build", str(inputs), "-o", str(out)]) == 0
         served = {schema_name(r["json"]) for r in stub.chat_requests()}

@@ -19,6 +19,7 @@ from filters.answerable import positive_views
 from generators.draft import candidate
 from generators.llm.facts import FactsGenerator
 from generators.llm.table import TableGenerator
+from tests.support.numbered import each_alone
 from tests.support.openai_stub import StubServer, json_reply, schema_name, text_of
 
 NOTE = "Really need to make sure we update this presentation."
@@ -59,7 +60,7 @@ def reader(body: dict) -> dict:
 
 @pytest.fixture
 def stub(monkeypatch):
-    with StubServer(reader) as server:
+    with StubServer(each_alone(reader)) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-answerable-test")
         yield server

@@ -30,6 +30,7 @@ from filters.answerer import TRUNCATED
 from filters.chain import DEDUP
 from filters.matching import Matcher, canonical, deterministic
 from generators.draft import candidate
+from tests.support.numbered import each_alone, questions_of
 from tests.support.openai_stub import StubServer, error, json_reply, schema_name, text_of
 
 TEXTS = {
@@ -143,6 +144,13 @@ def question_of(body: dict) -> str:
     return re.findall(r"Question: (.*)", text_of(body))[-1].strip()
 
 
+def questions_in(body: dict) -> list[str]:
+    """The questions a re-ask request asks: its one question, or its numbered ones."""
+    if schema_name(body) == "ReAnswers":
+        return [question for _, question in questions_of(text_of(body))]
+    return [question_of(body)]
+
+
 def stub_model(body: dict) -> dict:
     """A model that answers only from what its context states (or, without one, trivia)."""
     name = schema_name(body)
@@ -172,14 +180,15 @@ def stub_model(body: dict) -> dict:
 
 @pytest.fixture
 def stub(monkeypatch):
-    with StubServer(stub_model) as server:
+    with StubServer(each_alone(stub_model)) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-filter-test-key")
         yield server
 
 
 def answer_requests(stub: StubServer) -> list[dict]:
-    return [r["json"] for r in stub.chat_requests() if schema_name(r["json"]) == "ReAnswer"]
+    asking = ("ReAnswer", "ReAnswers")
+    return [r["json"] for r in stub.chat_requests() if schema_name(r["json"]) in asking]
 
 
 @pytest.fixture
@@ -201,7 +210,7 @@ def filtered(stub, tmp_path):
 
 def test_each_ablation_request_lacks_its_target_and_keeps_the_rest(filtered, stub):
     document, candidates, outcomes, store = filtered
-    by_question = {c.question: c for c in candidates.values()}
+    by_id = {c.id: c for c in candidates.values()}
     seen_views = set()
     for decision in (d for o in outcomes.values() for d, _ in o.decisions):
         if not decision.check.startswith("ablation:") or not decision.model_call:
@@ -211,7 +220,11 @@ def test_each_ablation_request_lacks_its_target_and_keeps_the_rest(filtered, stu
         sent = sent if isinstance(sent, str) else sent[0]["text"]
         context = re.search(r"Document:\n<<<\n(.*)\n>>>", sent, re.DOTALL).group(1)
         assert context == store.context(decision.context_hash)  # the stored context is exact
-        target = by_question[re.findall(r"Question: (.*)", sent)[-1]].artifact_id
+        asked = by_id[decision.candidate_id]
+        schema = {"json_schema": {"name": record["request"]["schema"]["name"]}}
+        sent_body = {"messages": record["request"]["messages"], "response_format": schema}
+        assert asked.question in questions_in(sent_body)
+        target = asked.artifact_id
         view = decision.view.split(":")[0]
         seen_views.add(view)
         assert TEXTS[target] not in context, decision.view
@@ -258,7 +271,7 @@ def test_memorisable_question_is_dropped_by_the_no_context_check(filtered, stub)
     assert not rest and context == "" and decision.verdict == "fail"
     assert decision.answered == "100 degrees Celsius"
     assert decision.match == "normalized:number" and decision.model_call
-    asked = [b for b in answer_requests(stub) if question_of(b) == memo.candidate.question]
+    asked = [b for b in answer_requests(stub) if memo.candidate.question in questions_in(b)]
     assert len(asked) == 1 and document_of(asked[0]) is None
     others = [o for o in outcomes.values() if o.candidate.id != memo.candidate.id]
     assert all(o.decisions[1][0].verdict == "pass" for o in others)
@@ -270,7 +283,7 @@ def test_leakage_decides_first_and_saves_the_model_call(filtered, stub):
     assert leaky.rejected_by == "ablation:without"
     decision = leaky.decisions[-1][0]
     assert decision.match == "lexical-leakage" and decision.model_call is None
-    asked = [b for b in answer_requests(stub) if question_of(b) == leaky.candidate.question]
+    asked = [b for b in answer_requests(stub) if leaky.candidate.question in questions_in(b)]
     assert [document_of(b) for b in asked] == [None]  # only the no-context question
     model_checks = [
         d

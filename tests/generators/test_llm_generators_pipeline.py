@@ -12,6 +12,7 @@ import pytest
 
 from fidelity.cli import main
 from fidelity.core.config import ModelsConfig
+from tests.support.numbered import each_alone
 from tests.support.openai_stub import StubServer, json_reply, schema_name, text_of
 from tests.support.page_counts import DECLARED_PAGES_TOML
 from tests.support.paths import CORPUS
@@ -95,6 +96,8 @@ def generic_model(body: dict) -> dict:
         return json_reply({"questions": questions})
     if name == "ReAnswer":  # the groundedness re-ask (filters/answerer.py): never answerable
         return json_reply({"answer": "unknown", "answerable": False})
+    if name == "ReAnswers":  # the same, for questions asked together
+        return each_alone(generic_model)(body)
     if name == "Grade":  # the quality grader (filters/grading.py)
         return json_reply({"clarity": 4, "precision": 4, "value": 4, "rationale": "test"})
     raise AssertionError(f"unexpected request {name!r}")
@@ -114,7 +117,8 @@ def stub(monkeypatch, tmp_path):
 
 def drafting_requests(stub: StubServer) -> list[dict]:
     """Chat requests of the generators (the filters' re-asks and grades left out)."""
-    return [r for r in stub.chat_requests() if schema_name(r["json"]) not in ("ReAnswer", "Grade")]
+    filtering = ("ReAnswer", "ReAnswers", "Grade")
+    return [r for r in stub.chat_requests() if schema_name(r["json"]) not in filtering]
 
 
 def rows(path: Path) -> list[dict]:
