@@ -10,7 +10,8 @@ import re
 
 # Question type -> answers that are the application's default for it (compared normalised).
 DEFAULT_ANSWERS: dict[str, frozenset[str]] = {
-    "chart-legend": frozenset({"right", "r"}),
+    "chart-legend": frozenset({"right", "r", "bottom", "b"}),  # Office 2007; 2013 and later
+    "layout-line_spacing": frozenset({"set with 1.15 line spacing"}),  # Word 2007-2010 Normal
     "layout-columns": frozenset(
         {"1", "one", "1 column", "one column", "single column", "1 text column", "one text column"}
     ),

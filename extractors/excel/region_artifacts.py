@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
 from extractors.excel.book import WorkbookState
@@ -135,10 +136,21 @@ class RegionArtifacts(WorkbookState):
             if top_row <= header <= bottom_row and last > first
             for col in range(first, last + 1)
         }
+        # A column that shows one value in every row ("TRUE" all the way down) answers every
+        # lookup the same: asked, it is guessed from any other row.
+        same_down = {
+            col
+            for col in range(left + 1, right + 1)
+            if len(shown := [c.display.strip() for r in labels if (c := data.cells.get((r, col)))])
+            >= 3
+            and len(set(shown)) == 1
+        }
         out = []
         for row, row_label in unique_labels.items():
             above = max((r for r in (header, *below) if r < row), default=header)
             for col in range(right, left, -1):
+                if col in same_down:
+                    continue
                 head = data.cells.get((above, col))
                 cell = data.cells.get((row, col))
                 if head is None or cell is None or not head.display.strip():
@@ -255,3 +267,9 @@ def _numeric(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _one_value(data: SheetData, rows: Iterable[int], col: int) -> bool:
+    """Three or more of the rows show a value in the column, and it is the same value."""
+    shown = [cell.display.strip() for row in rows if (cell := data.cells.get((row, col)))]
+    return len(shown) >= 3 and len(set(shown)) == 1

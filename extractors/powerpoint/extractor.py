@@ -78,10 +78,17 @@ class FooterRegistry:
                 (slide.slide_id, role),
                 Locator(slide=slide.number, element=f"{role} placeholder"),
                 f"{name} on slide {slide.number}: “{text}”",
-                facts={"text": text, "role": role, "override": True, "slide": slide.number},
+                facts={
+                    "text": text,
+                    "role": role,
+                    "override": True,
+                    "slide": slide.number,
+                    "field": is_field,
+                },
             )
             return artifact
         artifact.facts["slides"].append(slide.number)
+        artifact.facts["field"] = bool(artifact.facts.get("field")) or is_field
         if role == "sldNum":
             artifact.facts["numbers"].append(text)
         return artifact

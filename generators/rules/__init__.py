@@ -16,6 +16,8 @@ PER_TYPE = 12
 # At most this many questions of one type with the same property value per document: twelve
 # headings "in 11 pt", every caption "centred", four charts at one position ask one thing.
 PER_ANSWER = 1
+# Question types that ask a property of an element whatever its category (four green tabs).
+PROPERTY_TYPES = frozenset({"sheet-tab-colour", "chart-legend", "chart-type", "table-style"})
 
 
 def generate(document: Document, widen: int = 1) -> list[Candidate]:
@@ -74,7 +76,7 @@ def _few_per_answer(document: Document, candidates: list[Candidate]) -> list[Can
     about_property = {a.id for a in document.artifacts if a.about_property}
     groups: dict[tuple[str, str], list[Candidate]] = {}
     for item in candidates:
-        if item.artifact_id not in about_property:
+        if item.artifact_id not in about_property and item.question_type not in PROPERTY_TYPES:
             groups[(item.id, "")] = [item]
             continue
         key = (item.question_type, " ".join(item.probe.value.casefold().split()))

@@ -163,7 +163,8 @@ def slide_text(document: Document, artifact: Artifact) -> list[Candidate]:
             and a.facts.get("role") in TITLE_ROLES
             and a.id != artifact.id
         ]
-        if 3 <= len(title) <= 120 and not duplicates and not titles:  # two titles: which one?
+        own_number = re.search(rf"\bslide\s*{slide}\b", title, re.IGNORECASE)
+        if own_number is None and 3 <= len(title) <= 120 and not duplicates and not titles:
             out.append(
                 candidate(
                     document,
@@ -176,18 +177,21 @@ def slide_text(document: Document, artifact: Artifact) -> list[Candidate]:
                 )
             )
         return out
-    return _cloze_questions(
+    clozes = _cloze_questions(
         document, artifact, facts.get("plain", ""), f"On slide {slide}", "slide-text-cloze"
-    ) + _bullet(document, artifact)
+    )
+    blanked = [c.question for c in clozes]
+    return clozes + _bullet(document, artifact, blanked)
 
 
 # A bulleted list a reader counts down: three to eight top-level points of a few words each.
 BULLETS_LEAST, BULLETS_MOST, BULLET_WORDS = 3, 8, 20
 
 
-def _bullet(document: Document, artifact: Artifact) -> list[Candidate]:
+def _bullet(document: Document, artifact: Artifact, blanked: list[str]) -> list[Candidate]:
     """The n-th top-level bullet point of the one bulleted list on its slide (a point said
-    once in the deck): reading the list in order answers it, nothing else does."""
+    once in the deck, and not the sentence a cloze of the slide already quotes): reading the
+    list in order answers it, nothing else does."""
     slide = _slide(artifact)
     points = _top_bullets(artifact)
     lists = [a for a in document.artifacts if a.kind == "slide-text" and _slide(a) == slide]
@@ -198,7 +202,8 @@ def _bullet(document: Document, artifact: Artifact) -> list[Candidate]:
         return []  # two bulleted lists on the slide: "the list" names neither
     number = 1 + pick(f"{artifact.id}:bullet", len(points))
     text = points[number - 1]
-    if _occurs(document, text) > 1:
+    quoted = [q.split("“", 1)[-1] for q in blanked]
+    if _occurs(document, text) > 1 or any(_cut_from(text, q) for q in quoted):
         return []
     return [
         candidate(
@@ -212,6 +217,12 @@ def _bullet(document: Document, artifact: Artifact) -> list[Candidate]:
             anchor=[],
         )
     ]
+
+
+def _cut_from(point: str, quoted: str) -> bool:
+    """The cloze's quoted sentence is this point with a word blanked."""
+    before, _, after = quoted.rstrip("”?").partition("____")
+    return point.startswith(before.strip()[:40]) and point.endswith(after.strip()[-40:])
 
 
 def _top_bullets(artifact: Artifact) -> list[str]:
@@ -1130,6 +1141,8 @@ def _note_slide(document: Document, artifact: Artifact) -> list[Candidate]:
 
 def footer(document: Document, artifact: Artifact) -> list[Candidate]:
     facts = artifact.facts
+    if facts["role"] == "dt" and facts.get("field"):
+        return []  # an automatic date: a reader sees the day they open the file, not this text
     label = {"dt": "date/time", "hdr": "header"}.get(facts["role"], "footer")
     if facts.get("override"):
         slide = facts["slide"]

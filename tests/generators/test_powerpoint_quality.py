@@ -442,3 +442,40 @@ def test_the_nth_point_of_a_slides_one_bulleted_list_is_asked(typical) -> None:
         assert listed.index(item.probe.value) == ["first", "second", "third", "fourth"].index(
             ordinal
         )
+
+
+def test_numbered_titles_automatic_dates_and_a_blanked_point_are_not_asked(tmp_path: Path) -> None:
+    made = Presentation()
+    for number, layout in ((1, "Comparison"), (2, "Two Content")):
+        slide = made.slides.add_slide(made.slide_layouts[1])
+        slide.shapes.title.text = f"Slide {number} ({layout})"
+        body = slide.placeholders[1].text_frame
+        body.text = "Harbour pilots from Ostrava guide every tanker into the inner basin"
+        for point in ("Tugs wait beyond the breakwater", "Pilots board at the outer buoy"):
+            body.add_paragraph().text = point
+    path = tmp_path / "numbered.pptx"
+    made.save(path)
+    _, said = asked(path, tmp_path)
+    assert not of_type(said, "slide-title")  # "Slide 2 (…)" on slide 2 names itself
+    clozes = [c.question for c in of_type(said, "slide-text-cloze")]
+    for point in of_type(said, "slide-bullet"):
+        assert not any(point.probe.value.split()[-1] in q for q in clozes)
+
+
+def test_an_automatic_date_on_the_slides_is_not_asked_by_its_cached_text(tmp_path: Path) -> None:
+    from lxml import etree
+    from pptx.oxml.ns import qn
+
+    made = Presentation()
+    slide = made.slides.add_slide(made.slide_layouts[0])
+    slide.shapes.title.text = "Ambulatory care at the eastern centre"
+    date = next(p for p in slide.slide_layout.placeholders if p.placeholder_format.type == 16)
+    frame = slide.shapes.clone_placeholder(date) or slide.placeholders[date.placeholder_format.idx]
+    paragraph = frame.text_frame.paragraphs[0]._p
+    field = etree.SubElement(paragraph, qn("a:fld"), id="{B5D6E1A2-0000-4000-8000-000000000001}")
+    field.set("type", "datetime1")
+    etree.SubElement(field, qn("a:t")).text = "12/03/26"
+    path = tmp_path / "dated.pptx"
+    made.save(path)
+    _, said = asked(path, tmp_path)
+    assert not of_type(said, "date-time-text")

@@ -946,3 +946,19 @@ def test_a_comment_naming_its_cells_content_is_not_asked_where_it_sits(tmp_path:
     sheet["B2"].comment = Comment("joined the rowing club in March", "Lee")
     asked = of_type(questions(saved(book, tmp_path, "friends.xlsx"), tmp_path), "comment-cell")
     assert [c.probe.value.rpartition("!")[2] for c in asked] == ["B2"]
+
+
+def test_a_column_of_one_value_and_tabs_of_one_colour_are_asked_once_at_most(
+    tmp_path: Path,
+) -> None:
+    book = Workbook()
+    sheet = book.active
+    sheet.append(("Function", "Result", "Equal?"))
+    for name, result in (("BETA.DIST", 0.61), ("AGGREGATE", 12.5), ("SUMIF", 40.0)):
+        sheet.append((name, result, True))
+    for name in ("North", "South", "East"):
+        book.create_sheet(name).sheet_properties.tabColor = "00B050"
+    asked = questions(saved(book, tmp_path, "checks.xlsx"), tmp_path)
+    lookups = [c.question for c in of_type(asked, "cell-lookup")]
+    assert lookups and not [q for q in lookups if "'Equal?'" in q]
+    assert len(of_type(asked, "sheet-tab-colour")) == 1
