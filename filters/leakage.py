@@ -170,7 +170,9 @@ def test_elements(
         rest = _without_value(normal, value, value_words)
         if all(_has_anchor(rest, anchor) for anchor in anchors):
             if not cloze and (
-                _sibling(owner, target, related) or _named_apart(owner, target, related, question)
+                _sibling(owner, target, related)
+                or _named_apart(owner, target, related, question)
+                or _longer_text(owner, target, related, value)
             ):
                 other_elements.append(where)
                 continue
@@ -203,6 +205,19 @@ def _sibling(owner: Artifact | None, target: Artifact, related: frozenset[str]) 
         and owner.id not in related
         and owner.category == target.category
     )
+
+
+def _longer_text(
+    owner: Artifact | None, target: Artifact, related: frozenset[str], value: str
+) -> bool:
+    """Another element of the target's kind whose own text only contains the answer, where
+    the answer is the target's whole text: the title "What is a profiler tool" does not state
+    the title "What is a profiler"."""
+    if owner is None or owner.id in related or owner.kind != target.kind:
+        return False
+    mine = normalize(str(target.facts.get("plain") or target.text))
+    theirs = normalize(str(owner.facts.get("plain") or owner.text))
+    return mine == value and theirs != value
 
 
 def _blank_context(question: str, value: str) -> str:

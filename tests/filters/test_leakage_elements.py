@@ -236,8 +236,11 @@ def test_a_long_title_is_not_leaked_by_a_near_copy_that_differs_in_a_telling_wor
         "Bull age SD (mo) at daughter birth",
         "Herd sizes across the region",
         "Bull age SD (mo) at daughter calving",
+        "What is a profiler",
+        "What is a profiler tool",
     ):
         made.slides.add_slide(made.slide_layouts[5]).shapes.title.text = title
     status = statuses(made, tmp_path, "slide-title")
     assert status["Bull age SD (mo) at daughter calving"] == "kept"
     assert status["Bull age SD (mo) at daughter birth"] == "kept"
+    assert status["What is a profiler"] == "kept"  # a longer title only contains it
