@@ -136,14 +136,12 @@ class RegionArtifacts(WorkbookState):
             if top_row <= header <= bottom_row and last > first
             for col in range(first, last + 1)
         }
-        # A column that shows one value in every row ("TRUE" all the way down) answers every
-        # lookup the same: asked, it is guessed from any other row.
+        # A column that shows one value in every row ("TRUE" all the way down) or counts its
+        # rows (1, 2, 3…) answers every lookup from the row's place: guessed, not read.
         same_down = {
             col
             for col in range(left + 1, right + 1)
-            if len(shown := [c.display.strip() for r in labels if (c := data.cells.get((r, col)))])
-            >= 3
-            and len(set(shown)) == 1
+            if _one_value(data, labels, col) or _counts_rows(data, labels, col)
         }
         out = []
         for row, row_label in unique_labels.items():
@@ -273,3 +271,16 @@ def _one_value(data: SheetData, rows: Iterable[int], col: int) -> bool:
     """Three or more of the rows show a value in the column, and it is the same value."""
     shown = [cell.display.strip() for row in rows if (cell := data.cells.get((row, col)))]
     return len(shown) >= 3 and len(set(shown)) == 1
+
+
+def _counts_rows(data: SheetData, rows: Iterable[int], col: int) -> bool:
+    """The column numbers its rows 1, 2, 3… (or any even step): a value guessed from the
+    row's place, not read."""
+    numbers = []
+    for row in rows:
+        cell = data.cells.get((row, col))
+        if cell is None or isinstance(cell.value, str) or not _numeric(cell.display):
+            return False
+        numbers.append(float(cell.display.replace(",", "")))
+    steps = {b - a for a, b in zip(numbers, numbers[1:], strict=False)}
+    return len(numbers) >= 3 and len(steps) == 1 and steps != {0.0}

@@ -334,3 +334,13 @@ def test_untitled_alt_text_is_the_applications(typical) -> None:
     said = ["It is “untitled”."]
     made = candidate(typical, picture, "image-alt-text", question, said, "untitled")
     assert guessability.check(typical, made).verdict == "fail"
+
+
+def test_the_default_slide_size_is_a_default_in_any_language(typical) -> None:
+    meta = next(a for a in typical.artifacts if a.kind == "metadata")
+    question = "What value does the presentation's “Presentation format” property hold?"
+    for value, verdict in (("Bildschirmpräsentation (4:3)", "fail"), ("A4 Paper", "pass")):
+        made = candidate(
+            typical, meta, "metadata-PresentationFormat", question, [f"It is {value}."], value
+        )
+        assert guessability.check(typical, made).verdict == verdict

@@ -954,11 +954,14 @@ def test_a_column_of_one_value_and_tabs_of_one_colour_are_asked_once_at_most(
     book = Workbook()
     sheet = book.active
     sheet.append(("Function", "Result", "Equal?"))
-    for name, result in (("BETA.DIST", 0.61), ("AGGREGATE", 12.5), ("SUMIF", 40.0)):
-        sheet.append((name, result, True))
+    for number, (name, result) in enumerate(
+        (("BETA.DIST", 0.61), ("AGGREGATE", 12.5), ("SUMIF", 40.0)), 1
+    ):
+        sheet.append((name, result, True, number))
+    sheet["D1"] = "Order"
     for name in ("North", "South", "East"):
         book.create_sheet(name).sheet_properties.tabColor = "00B050"
     asked = questions(saved(book, tmp_path, "checks.xlsx"), tmp_path)
     lookups = [c.question for c in of_type(asked, "cell-lookup")]
-    assert lookups and not [q for q in lookups if "'Equal?'" in q]
+    assert lookups and not [q for q in lookups if "'Equal?'" in q or "'Order'" in q]
     assert len(of_type(asked, "sheet-tab-colour")) == 1
