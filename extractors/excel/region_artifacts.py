@@ -260,11 +260,15 @@ def _header_like(data: SheetData, row: int, box: tuple[int, int, int, int]) -> b
 
 
 def _numeric(text: str) -> bool:
+    return _number(text) is not None
+
+
+def _number(text: str) -> float | None:
+    """The number a cell shows ("1,200", "12.5%"), or None."""
     try:
-        float(text.replace(",", "").replace("%", "").strip())
+        return float(text.replace(",", "").replace("%", "").strip())
     except ValueError:
-        return False
-    return True
+        return None
 
 
 def _one_value(data: SheetData, rows: Iterable[int], col: int) -> bool:
@@ -279,8 +283,9 @@ def _counts_rows(data: SheetData, rows: Iterable[int], col: int) -> bool:
     numbers = []
     for row in rows:
         cell = data.cells.get((row, col))
-        if cell is None or isinstance(cell.value, str) or not _numeric(cell.display):
+        number = None if cell is None or isinstance(cell.value, str) else _number(cell.display)
+        if number is None:
             return False
-        numbers.append(float(cell.display.replace(",", "")))
+        numbers.append(number)
     steps = {b - a for a, b in zip(numbers, numbers[1:], strict=False)}
     return len(numbers) >= 3 and len(steps) == 1 and steps != {0.0}
