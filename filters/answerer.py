@@ -33,6 +33,7 @@ from filters.batching import Ask, batches
 from filters.chain import NO_CONTEXT
 from filters.groundedness import Mapper
 from filters.matching import Matcher
+from filters.replies import no_reply, reply_fields
 
 MAX_ANSWER_CHARS = 1000
 TRUNCATED = "\n\n[… the rest of the document is cut here: it is too long for one request …]"
@@ -199,18 +200,11 @@ class LLMAnswerer:
         return [path for path in view.images if self.client.images.sendable(path)]
 
     def _base(self, ask: Ask, record_id: str) -> dict[str, Any]:
-        return {
-            "candidate_id": ask.candidate.id,
-            "check": ask.check,
-            "view": ask.view.name,
-            "context_hash": ask.view.hash,
-            "model_call": record_id or None,
-        }
+        return reply_fields(ask.candidate.id, ask.check, ask.view, record_id)
 
     def _unanswered(self, ask: Ask, record_id: str, error: str) -> Decision:
         reason = f"no usable model answer ({error or 'pending'})"
-        base = self._base(ask, record_id)
-        return Decision(**base, answered="", match="none", verdict="skipped", reason=reason)
+        return no_reply(self._base(ask, record_id), reason)
 
     def _decide(self, ask: Ask, record_id: str, answer: ReAnswer) -> Decision:
         """The verdict on the model's answer to one question (the judge asked when needed)."""

@@ -13,7 +13,6 @@ candidate and the review round trip can compare the grader with human labels
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from pydantic import BaseModel, field_validator
 
@@ -24,6 +23,7 @@ from fidelity.core.prompt import load
 from fidelity.core.views import PLACEHOLDER, ViewContext
 from filters.chain import GRADE
 from filters.groundedness import Mapper, Outcome
+from filters.replies import no_reply, reply_fields
 
 DIMENSIONS = ("clarity", "precision", "value")
 MAX_EVIDENCE_CHARS = 8000
@@ -114,17 +114,10 @@ class Grader:
             answer="\n".join(f"- {statement}" for statement in candidate.answer),
         )
         reply = self.client.complete("grader", messages, Grade, stage="grade")
-        base: dict[str, Any] = {
-            "candidate_id": candidate.id,
-            "check": GRADE.name,
-            "view": shown.name,
-            "context_hash": shown.hash,
-            "model_call": reply.record_id or None,
-        }
+        base = reply_fields(candidate.id, GRADE.name, shown, reply.record_id)
         if not reply.ok:
             reason = f"not graded: no usable grader answer ({reply.error or 'pending'})"
-            decision = Decision(**base, answered="", match="none", verdict="skipped", reason=reason)
-            return decision, shown.text
+            return no_reply(base, reason), shown.text
         grade: Grade = reply.parsed
         low = [name for name in DIMENSIONS if getattr(grade, name) < self.minimum[name]]
         rationale = " ".join(grade.rationale.split())
