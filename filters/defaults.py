@@ -29,15 +29,6 @@ DEFAULT_ANSWERS: dict[str, frozenset[str]] = {
     "chart-title": frozenset({"chart title"}),
     "chart-type": frozenset({"clustered column chart", "clustered column"}),
     "table-style": frozenset({"TableStyleMedium2", "Table Style Medium 2"}),
-    "metadata-PresentationFormat": frozenset(
-        {
-            "on-screen show (4:3)",
-            "on-screen show 4:3",
-            "on-screen show (16:9)",
-            "on-screen show 16:9",
-            "widescreen",
-        }
-    ),
     "metadata-Company": frozenset({"microsoft", "microsoft corporation"}),
     # The title a program gives a new file: the kind of file, not a title.
     "metadata-title": frozenset(
@@ -68,7 +59,7 @@ TOOL_NOTE = re.compile(r"^(generated|created|made|produced|written) (by|with|usi
 
 # The on-screen slide sizes PowerPoint offers first, in any language ("Bildschirmpräsentation
 # (4:3)", "Diaporama à l'écran (16:9)"): the deck's default, not the author's choice.
-DEFAULT_SHOW_FORMAT = re.compile(r"\((4:3|16:9|16:10)\)\s*$|^widescreen$|^breitbild$", re.I)
+DEFAULT_SHOW_FORMAT = re.compile(r"\(?(4:3|16:9|16:10)\)?\s*$|^widescreen$|^breitbild$", re.I)
 
 # Question types whose default is the application's language only when the file's main
 # language is that default too (a run tagged en-US in an en-GB deck is worth asking).

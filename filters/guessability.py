@@ -348,7 +348,7 @@ def application_default(
     if kind == "metadata-PresentationFormat" and defaults.DEFAULT_SHOW_FORMAT.search(
         candidate.probe.value.strip()
     ):
-        return candidate.probe.value, "the slide size a new deck gets, in the deck's language"
+        return candidate.probe.value, f"an application default for {kind}"  # in any language
     if kind in defaults.PERSON_TYPES and defaults.TOOL_AUTHOR.match(candidate.probe.value.strip()):
         return candidate.probe.value, "the software that wrote the file, not a person"
     if kind.startswith("metadata-") and defaults.TOOL_NOTE.match(candidate.probe.value.strip()):

@@ -10,6 +10,7 @@ before drafting.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from fidelity.core.document import Artifact, Document
 from fidelity.core.text import STOPWORDS, normalize, tokens
@@ -58,15 +59,26 @@ def _distinctive(text: str) -> set[str]:
     return {word for word in tokens(text) if word not in STOPWORDS and len(word) > 1}
 
 
-def _visible_lines(document: Document) -> list[set[str]]:
+def _visible_lines(document: Document) -> tuple[frozenset[str], ...]:
     """The distinctive words of each line the file shows (body, boxes, slides, cells)."""
-    return [
-        _distinctive(line)
-        for artifact in document.artifacts
-        if artifact.modality in ("text", "table") and artifact.kind != "metadata"
-        for line in artifact.text.splitlines()
+    return _lines_of(
+        tuple(
+            artifact.text
+            for artifact in document.artifacts
+            if artifact.modality in ("text", "table") and artifact.kind != "metadata"
+        )
+    )
+
+
+@lru_cache(maxsize=1)
+def _lines_of(texts: tuple[str, ...]) -> tuple[frozenset[str], ...]:
+    """Worked out once per document: every property of the file asks for them."""
+    return tuple(
+        frozenset(_distinctive(line))
+        for text in texts
+        for line in text.splitlines()
         if line.strip()
-    ]
+    )
 
 
 def shown_in_text(document: Document, artifact: Artifact) -> bool:
