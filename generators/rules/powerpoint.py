@@ -124,10 +124,17 @@ def _only_one(document: Document, artifact: Artifact) -> bool:
 
 
 def _cloze_questions(
-    document: Document, artifact: Artifact, text: str, where: str, question_type: str
+    document: Document,
+    artifact: Artifact,
+    text: str,
+    where: str,
+    question_type: str,
+    spans: list[tuple[str, str]] | None = None,
 ) -> list[Candidate]:
+    """A cloze per (sentence with a blank, blanked span) of `text` (`spans` when the caller
+    has cut them already)."""
     out = []
-    for blanked, span in cloze_spans(text):
+    for blanked, span in cloze_spans(text) if spans is None else spans:
         out.append(
             candidate(
                 document,
@@ -177,18 +184,20 @@ def slide_text(document: Document, artifact: Artifact) -> list[Candidate]:
                 )
             )
         return out
+    plain = facts.get("plain", "")
+    spans = cloze_spans(plain)
     clozes = _cloze_questions(
-        document, artifact, facts.get("plain", ""), f"On slide {slide}", "slide-text-cloze"
+        document, artifact, plain, f"On slide {slide}", "slide-text-cloze", spans
     )
-    blanked = [c.question for c in clozes]
-    return clozes + _bullet(document, artifact, blanked)
+    quoted = [" ".join(blanked.replace("____", span).split()) for blanked, span in spans]
+    return clozes + _bullet(document, artifact, quoted)
 
 
 # A bulleted list a reader counts down: three to eight top-level points of a few words each.
 BULLETS_LEAST, BULLETS_MOST, BULLET_WORDS = 3, 8, 20
 
 
-def _bullet(document: Document, artifact: Artifact, blanked: list[str]) -> list[Candidate]:
+def _bullet(document: Document, artifact: Artifact, quoted: list[str]) -> list[Candidate]:
     """The n-th top-level bullet point of the one bulleted list on its slide (a point said
     once in the deck, and not the sentence a cloze of the slide already quotes): reading the
     list in order answers it, nothing else does."""
@@ -202,9 +211,8 @@ def _bullet(document: Document, artifact: Artifact, blanked: list[str]) -> list[
         return []  # two bulleted lists on the slide: "the list" names neither
     number = 1 + pick(f"{artifact.id}:bullet", len(points))
     text = points[number - 1]
-    quoted = [q.split("“", 1)[-1] for q in blanked]
-    if _occurs(document, text) > 1 or any(_cut_from(text, q) for q in quoted):
-        return []
+    if _occurs(document, text) > 1 or any(sentence in text for sentence in quoted):
+        return []  # said twice in the deck, or the sentence a cloze of the slide quotes
     return [
         candidate(
             document,
@@ -217,12 +225,6 @@ def _bullet(document: Document, artifact: Artifact, blanked: list[str]) -> list[
             anchor=[],
         )
     ]
-
-
-def _cut_from(point: str, quoted: str) -> bool:
-    """The cloze's quoted sentence is this point with a word blanked."""
-    before, _, after = quoted.rstrip("”?").partition("____")
-    return point.startswith(before.strip()[:40]) and point.endswith(after.strip()[-40:])
 
 
 def _top_bullets(artifact: Artifact) -> list[str]:
